@@ -1,0 +1,5 @@
+"""`python -m generator` is the same program as `ledgerpress`."""
+
+from .cli import main
+
+main()

@@ -1,0 +1,217 @@
+"""The one MarkdownIt instance, and a story body split into sections, blocks and citing units."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Literal
+
+from markdown_it import MarkdownIt
+from markdown_it.token import Token
+
+from .cites import cites_plugin
+from .slugs import slugify
+
+SAFE_SCHEMES = ("http", "https", "mailto")
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+
+
+def link_is_safe(url: str) -> bool:
+    """http, https, mailto or relative: the only links we render (and LP060 reports the rest)."""
+    found = _SCHEME.match(url.strip())
+    return found is None or found[1].lower() in SAFE_SCHEMES
+
+
+def _markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable("table").use(cites_plugin)
+    md.validateLink = link_is_safe  # type: ignore[method-assign]
+    return md
+
+
+MD = _markdown()
+
+
+@dataclass(frozen=True)
+class Cite:
+    """One `[cites: …]` marker and where it stands in the file."""
+
+    ids: tuple[str, ...]
+    line: int
+    col: int
+
+
+@dataclass
+class Unit:
+    """A paragraph or list item: the thing that must cite its sources."""
+
+    kind: Literal["paragraph", "item"]
+    line: int
+    col: int
+    text: str = ""
+    cites: list[Cite] = field(default_factory=list)
+
+    @property
+    def cited_ids(self) -> list[str]:
+        return list(dict.fromkeys(i for cite in self.cites for i in cite.ids))
+
+
+@dataclass
+class Block:
+    """A top-level block, rendered whole; its citing units inside."""
+
+    kind: str
+    line: int
+    markdown: str
+    tokens: list[Token]
+    units: list[Unit] = field(default_factory=list)
+
+    @property
+    def cited_ids(self) -> list[str]:
+        return list(dict.fromkeys(i for unit in self.units for i in unit.cited_ids))
+
+
+@dataclass
+class Section:
+    title: str | None
+    anchor: str | None
+    line: int
+    blocks: list[Block] = field(default_factory=list)
+
+
+@dataclass
+class Body:
+    sections: list[Section]
+    cites: list[Cite]
+    links: list[tuple[str, int, int]]
+
+    @property
+    def units(self) -> list[Unit]:
+        return [unit for section in self.sections for block in section.blocks for unit in block.units]
+
+
+_BLOCK_KINDS = {"paragraph_open": "paragraph", "bullet_list_open": "list", "ordered_list_open": "list",
+                "table_open": "table", "blockquote_open": "quote", "heading_open": "heading",
+                "fence": "code", "code_block": "code", "hr": "rule"}
+
+
+def parse_body(text: str, line_offset: int = 0) -> Body:
+    """Sections open at `## ` (or `# `); line numbers are file lines (line_offset = lines before the body)."""
+    lines = text.split("\n")
+    tokens = MD.parse(text, {})
+    sections = [Section(None, None, line_offset + 1)]
+    body = Body(sections, [], [])
+    anchors: set[str] = set()
+    for block in _blocks(tokens, lines, line_offset, body):
+        first = block.tokens[0]
+        if first.type == "heading_open" and first.tag in ("h1", "h2"):
+            title = block.tokens[1].content
+            sections.append(Section(title, _unique(slugify(title) or "section", anchors), block.line))
+        else:
+            sections[-1].blocks.append(block)
+    if sections[0].blocks == [] and len(sections) > 1:
+        sections.pop(0)
+    return body
+
+
+def _unique(anchor: str, taken: set[str]) -> str:
+    candidate, number = anchor, 2
+    while candidate in taken:
+        candidate, number = f"{anchor}-{number}", number + 1
+    taken.add(candidate)
+    return candidate
+
+
+def _blocks(tokens: list[Token], lines: list[str], offset: int, body: Body):
+    """Group tokens into top-level blocks, collecting units, cites and links on the way."""
+    start = 0
+    while start < len(tokens):
+        end = start
+        if tokens[start].nesting == 1:
+            depth = 0
+            for end in range(start, len(tokens)):
+                depth += tokens[end].nesting
+                if depth == 0:
+                    break
+        chunk = tokens[start: end + 1]
+        span = chunk[0].map or [0, 0]
+        block = Block(_BLOCK_KINDS.get(chunk[0].type, chunk[0].type), offset + span[0] + 1,
+                      "\n".join(lines[span[0]: span[1]]).rstrip(), chunk)
+        _collect(block, lines, offset, body)
+        yield block
+        start = end + 1
+
+
+def _collect(block: Block, lines: list[str], offset: int, body: Body) -> None:
+    """Units are list items and paragraphs outside list items; inline text goes to the innermost."""
+    stack: list[Unit | None] = []
+    for token in block.tokens:
+        if token.type == "list_item_open" or (token.type == "paragraph_open" and not _in_item(stack)):
+            kind = "item" if token.type == "list_item_open" else "paragraph"
+            unit = Unit(kind, *_place(token.map, lines, offset))
+            block.units.append(unit)
+            stack.append(unit)
+        elif token.nesting == 1:
+            stack.append(None)
+        elif token.nesting == -1:
+            stack.pop()
+        elif token.type == "inline":
+            _inline(token, _innermost(stack), lines, offset, body)
+
+
+def _in_item(stack: list[Unit | None]) -> bool:
+    return any(unit is not None and unit.kind == "item" for unit in stack)
+
+
+def _innermost(stack: list[Unit | None]) -> Unit | None:
+    return next((unit for unit in reversed(stack) if unit is not None), None)
+
+
+def _place(span: list[int] | None, lines: list[str], offset: int) -> tuple[int, int]:
+    """File line and column of the first character of a block starting at span[0]."""
+    row = span[0] if span else 0
+    text = lines[row] if row < len(lines) else ""
+    return offset + row + 1, len(text) - len(text.lstrip()) + 1
+
+
+def _inline(token: Token, unit: Unit | None, lines: list[str], offset: int, body: Body) -> None:
+    row0 = token.map[0] if token.map else 0
+    words: list[str] = []
+    for child in token.children or []:
+        if child.type == "cite":
+            cite = _cite(child, token.content, row0, lines, offset)
+            body.cites.append(cite)
+            if unit is not None:
+                unit.cites.append(cite)
+        elif child.type in ("text", "code_inline"):
+            words.append(child.content)
+        elif child.type in ("softbreak", "hardbreak"):
+            words.append(" ")
+        elif child.type == "link_open":
+            body.links.append((str(child.attrs.get("href", "")), offset + row0 + 1, 1))
+    if unit is not None:
+        unit.text = (unit.text + " " + "".join(words)).strip()
+
+
+def _cite(child: Token, content: str, row0: int, lines: list[str], offset: int) -> Cite:
+    """Place a cite: its content line from the offset, its column by finding that line in the source."""
+    at = child.meta["offset"]
+    row = row0 + content.count("\n", 0, at)
+    line_start = content.rfind("\n", 0, at) + 1
+    content_line = content[line_start: content.find("\n", at) if "\n" in content[at:] else len(content)]
+    source = lines[row] if row < len(lines) else ""
+    shift = max(source.find(content_line), 0)
+    return Cite(tuple(child.meta["ids"]), offset + row + 1, shift + at - line_start + 1)
+
+
+def render_block(block: Block, env: dict) -> str:
+    return MD.renderer.render(block.tokens, MD.options, env)
+
+
+def render_markdown(text: str) -> str:
+    """Plain Markdown (pages, titles) through the same instance."""
+    return MD.render(text, {})
+
+
+def render_inline(text: str) -> str:
+    return MD.renderInline(text, {})

@@ -1,0 +1,110 @@
+"""The pipeline: load, parse, check, view, render; returns files as {path: bytes} and findings."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jinja2 import TemplateError
+
+from .body import Body, parse_body
+from .checks import Report, SiteIndex, run_checks
+from .load import Content, load_content
+from .models import Finding, Story
+from .render import Renderer
+from .site import site_outputs
+from .view import StoryView, related_views, story_view
+
+
+@dataclass
+class Checked:
+    """A loaded site, its parsed bodies and the check report: what `check` prints and `build` renders."""
+
+    content: Content
+    index: SiteIndex | None
+    report: Report
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.report.findings
+
+
+@dataclass
+class BuildResult:
+    findings: list[Finding]
+    files: dict[str, bytes] = field(default_factory=dict)
+    stories: int = 0
+    pages: int = 0
+    seconds: float = 0.0
+
+    @property
+    def ok(self) -> bool:
+        return not any(finding.severity == "error" for finding in self.findings)
+
+
+def check_site(root: Path, drafts: bool = True, base_url: str | None = None) -> Checked:
+    """Load everything and run every rule; no rendering."""
+    content = load_content(root, drafts=drafts, base_url=base_url)
+    if content.config is None:
+        return Checked(content, None, Report(sorted(content.findings), {}))
+    bodies: dict[str, Body] = {s.path: parse_body(s.body, s.body_line) for s in [*content.stories, *content.broken]}
+    index = SiteIndex(content.config, content.manifests, content.stories, bodies, content.broken)
+    return Checked(content, index, run_checks(index, content.findings))
+
+
+def build_site(root: Path, drafts: bool = False, base_url: str | None = None) -> BuildResult:
+    """Check, then render every output in memory; nothing is rendered if an error remains."""
+    started = time.perf_counter()
+    checked = check_site(root, drafts=drafts, base_url=base_url)
+    result = BuildResult(checked.findings)
+    if not result.ok or checked.index is None:
+        return result
+    try:
+        _render(root, checked, result)
+    except TemplateError as err:
+        result.files = {}
+        result.findings = [*result.findings, template_finding(root, err)]
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _render(root: Path, checked: Checked, result: BuildResult) -> None:
+    index = checked.index
+    config = index.config
+    renderer = Renderer(root, config)
+    views = [_view(story, index, checked.report) for story in sorted(index.stories, key=lambda s: s.path)]
+    sources: dict[str, str] = {}
+    for view, story in zip(views, sorted(index.stories, key=lambda s: s.path)):
+        for suffix, text in renderer.story(view).items():
+            _add(result, sources, f"stories/{story.key}/index.{suffix}", text, story.path)
+    for path, data, source in site_outputs(views, checked.content.pages, renderer, config):
+        _add(result, sources, path, data, source)
+    result.stories = len(views)
+    result.pages = len(result.files) - 3 * len(views)
+
+
+def _view(story: Story, index: SiteIndex, report: Report) -> StoryView:
+    related = related_views(story.meta.related or [], index.by_key, index.config)
+    return story_view(story, index.bodies[story.path], index.manifests, index.config, related,
+                      report.passed.get(story.path, []))
+
+
+def _add(result: BuildResult, sources: dict[str, str], path: str, data: str | bytes, source: str) -> None:
+    """Record one output; a second claim on a path is an LP011 against the later source."""
+    if path in result.files:
+        url = "/" + path.removesuffix("index.html")
+        result.findings = [*result.findings, Finding(source, 1, 1, "LP011", f"same URL {url} as {sources[path]}")]
+        return
+    sources[path] = source
+    result.files[path] = data.encode("utf-8") if isinstance(data, str) else data
+
+
+def template_finding(root: Path, err: TemplateError) -> Finding:
+    """A broken template is bad input too: report where it broke, not a traceback."""
+    name = getattr(err, "filename", None) or getattr(err, "name", None) or "templates"
+    try:
+        shown = Path(name).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        shown = str(name)
+    return Finding(shown, getattr(err, "lineno", None) or 1, 1, "LP900", f"template error: {err.message or err}")

@@ -1,0 +1,116 @@
+"""The rule registry: each rule is a small function registered with its code and scope."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Literal
+
+from ..body import Body
+from ..config import SiteConfig
+from ..models import Finding, ManifestFile, Story, StoryFile
+
+Scope = Literal["load", "story", "body", "manifest", "site"]
+
+
+@dataclass(frozen=True)
+class Rule:
+    code: str
+    scope: Scope
+    summary: str
+    passes: str | None
+    run: Callable[..., Iterator[Finding]] | None
+
+
+RULES: dict[str, Rule] = {}
+
+
+def rule(code: str, scope: Scope, summary: str, passes: str | None = None):
+    """Register a check; `passes` is the phrase a story's checks line states when it passed."""
+
+    def register(run: Callable[..., Iterator[Finding]]) -> Callable[..., Iterator[Finding]]:
+        RULES[code] = Rule(code, scope, summary, passes, run)
+        return run
+
+    return register
+
+
+def declare(code: str, summary: str) -> None:
+    """A code reported while loading files (so [checks] can still set its severity)."""
+    RULES[code] = Rule(code, "load", summary, None, None)
+
+
+@dataclass
+class SiteIndex:
+    """What rules may look at: the whole loaded site, bodies parsed, stories by key."""
+
+    config: SiteConfig
+    manifests: dict[str, ManifestFile]
+    stories: list[Story]
+    bodies: dict[str, Body]
+    broken: list[StoryFile] = field(default_factory=list)
+    by_key: dict[str, Story] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for story in sorted(self.stories, key=lambda s: s.path):
+            self.by_key.setdefault(story.key, story)
+
+
+@dataclass
+class Report:
+    findings: list[Finding]
+    passed: dict[str, list[str]]
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [finding for finding in self.findings if finding.severity == "error"]
+
+
+def run_checks(site: SiteIndex, loaded: list[Finding] = ()) -> Report:
+    """Run every enabled rule; apply [checks] severities; record which rules each story passed."""
+    overrides = site.config.checks
+    enabled = [r for r in RULES.values() if r.run is not None and overrides.get(r.code) != "off"]
+    findings = list(loaded)
+    for current in enabled:
+        findings.extend(_run(current, site))
+    findings = severities(findings, overrides)
+    failed = {(f.path, f.code) for f in findings}
+    passed = {
+        story.path: [r.code for r in enabled if r.scope in ("story", "body", "site") and (story.path, r.code) not in failed]
+        for story in site.stories
+    }
+    return Report(sorted(set(findings)), passed)
+
+
+def _run(current: Rule, site: SiteIndex) -> Iterator[Finding]:
+    if current.scope == "story":
+        for story in site.stories:
+            yield from current.run(story, site)
+    elif current.scope == "body":
+        for story in [*site.stories, *site.broken]:
+            yield from current.run(story.path, site.bodies[story.path], site)
+    elif current.scope == "manifest":
+        for manifest in site.manifests.values():
+            yield from current.run(manifest, site)
+    else:
+        yield from current.run(site)
+
+
+def severities(findings: list[Finding], overrides: dict[str, str]) -> list[Finding]:
+    """Drop findings of rules turned off; mark those set to warning."""
+    kept = []
+    for finding in findings:
+        level = overrides.get(finding.code, "error")
+        if level == "off":
+            continue
+        kept.append(Finding(finding.path, finding.line, finding.col, finding.code, finding.message, level))
+    return kept
+
+
+declare("LP001", "front matter is not valid YAML, or the file is not UTF-8")
+declare("LP002", "a required field is missing or has the wrong type or range")
+declare("LP003", "unknown front-matter field")
+declare("LP004", "an id is not a quoted string, or does not match the id pattern")
+declare("LP100", "a manifest file is not valid JSON or fails its schema")
+
+from . import citations, files, ledger, manifests, taxonomy  # noqa: E402,F401  (they register their rules)

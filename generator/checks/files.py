@@ -1,0 +1,32 @@
+"""LP00x: the file's place agrees with what its front matter says."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+
+from ..models import Finding, Story
+from ..slugs import slugify
+from . import SiteIndex, rule
+
+
+@rule("LP005", "story", "file name, folder date, slug and published date disagree")
+def file_place(story: Story, site: SiteIndex) -> Iterator[Finding]:
+    published = story.published_utc.date().isoformat()
+    if not _is_date(story.folder):
+        yield Finding(story.path, 1, 1, "LP005", f"folder '{story.folder}' is not a date (YYYY-MM-DD)")
+    elif story.folder != published:
+        yield story.source.finding(("published",), "LP005",
+                                   f"published date {published} (UTC) differs from the folder date {story.folder}")
+    if story.meta.slug is not None and story.meta.slug != story.name:
+        yield story.source.finding(("slug",), "LP005", f"slug '{story.meta.slug}' differs from the file name '{story.name}'")
+    elif story.meta.slug is None and slugify(story.meta.title) != story.name:
+        yield story.source.finding(("title",), "LP005", f"file name '{story.name}' differs from the title's slug "
+                                   f"'{slugify(story.meta.title)}' (rename the file or set slug)")
+
+
+def _is_date(text: str) -> bool:
+    try:
+        return dt.date.fromisoformat(text).isoformat() == text
+    except ValueError:
+        return False

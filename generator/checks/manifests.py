@@ -1,0 +1,24 @@
+"""LP10x: each manifest file is named by its id and lists each claim once."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..models import Finding, ManifestFile
+from . import SiteIndex, rule
+
+
+@rule("LP101", "manifest", "a manifest's id differs from its file name")
+def id_is_name(found: ManifestFile, site: SiteIndex) -> Iterator[Finding]:
+    if found.manifest.id != found.name:
+        yield found.source.finding(("id",), "LP101",
+                                   f"manifest id '{found.manifest.id}' differs from its file name '{found.name}.json'")
+
+
+@rule("LP102", "manifest", "a manifest lists a claim id twice")
+def claims_once(found: ManifestFile, site: SiteIndex) -> Iterator[Finding]:
+    seen: set[str] = set()
+    for i, claim in enumerate(found.manifest.claims):
+        if claim.id in seen:
+            yield found.source.finding(("claims", i, "id"), "LP102", f"claim id '{claim.id}' is listed twice")
+        seen.add(claim.id)

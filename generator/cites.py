@@ -1,0 +1,48 @@
+"""markdown-it plugin: `[cites: a, b]` becomes a `cite` token that carries its ids and offset."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from html import escape
+
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from markdown_it.utils import EnvType, OptionsDict
+
+CITE = re.compile(r"\[cites:[ \t]*([^\]\n]*)\]")
+
+
+def cites_plugin(md: MarkdownIt) -> None:
+    """Register the inline rule before links (which would take the brackets) and its renderer."""
+    md.inline.ruler.before("link", "cites", cites)
+    md.add_render_rule("cite", render_cite)
+
+
+def cites(state: StateInline, silent: bool) -> bool:
+    """Match `[cites: …]` at state.pos; inline tokens have no map, so keep the offset in meta."""
+    if state.src[state.pos] != "[":
+        return False
+    found = CITE.match(state.src, state.pos)
+    if found is None:
+        return False
+    if not silent:
+        token = state.push("cite", "", 0)
+        token.content = found[0]
+        token.meta = {"ids": [part.strip() for part in found[1].split(",")], "offset": state.pos}
+    state.pos = found.end()
+    return True
+
+
+def render_cite(self: object, tokens: Sequence[Token], idx: int, options: OptionsDict, env: EnvType) -> str:
+    """Each id becomes a numbered link to its ledger row; env['sources'] maps id -> (number, title)."""
+    sources = env.get("sources", {})
+    links = []
+    for manifest_id in tokens[idx].meta["ids"]:
+        number, title = sources.get(manifest_id, (manifest_id, manifest_id))
+        links.append(
+            f'<a class="cite" href="#manifest-{escape(manifest_id)}" '
+            f'title="{escape(str(title))}">{escape(str(number))}</a>'
+        )
+    return f'<sup class="cites">[{", ".join(links)}]</sup>'

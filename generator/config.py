@@ -1,0 +1,118 @@
+"""The typed site configuration: site.toml, every default, and CLI overrides merged once."""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+
+from .models import Finding
+
+Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+SeverityOverride = Literal["error", "warning", "off"]
+CONFIG_NAME = "site.toml"
+
+
+class Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Reuse(Section):
+    """The reuse terms printed under every story."""
+
+    version: str = "v1"
+    text: str = "Free to read and quote with credit and a link to the story."
+    credit: str = ""
+    terms_path: str = "/terms/reuse/"
+
+
+class Verify(Section):
+    """How a reader fetches a manifest themselves; `{id}` in endpoint is replaced by the id."""
+
+    endpoint: Annotated[str, StringConstraints(pattern=r"^https?://\S*\{id\}\S*$")]
+    header: str | None = None
+
+
+class SiteConfig(Section):
+    """site.toml, validated; the one place where defaults live."""
+
+    title: str = Field(min_length=1)
+    base_url: Annotated[str, StringConstraints(pattern=r"^https?://[^\s/]+(/\S*)?$")]
+    description: str = ""
+    language: str = "en"
+    manifest_max_age_days: int = Field(default=30, ge=0)
+    duplicate_window_days: int = Field(default=7, ge=0)
+    duplicate_threshold: float = Field(default=0.6, gt=0, le=1)
+    page_size: int = Field(default=20, ge=1)
+    newsrooms: dict[Slug, str] = Field(min_length=1)
+    beats: dict[Slug, str] = Field(min_length=1)
+    trust: dict[Slug, str] = Field(min_length=1)
+    reuse: Reuse = Reuse()
+    verify: Verify | None = None
+    checks: dict[str, SeverityOverride] = {}
+
+    @property
+    def root_url(self) -> str:
+        """base_url without its trailing slash, so that root_url + '/path/' is canonical."""
+        return self.base_url.rstrip("/")
+
+    def url(self, path: str) -> str:
+        return self.root_url + path
+
+
+def load_config(path: Path, base_url: str | None = None) -> tuple[SiteConfig | None, list[Finding]]:
+    """Read site.toml; problems come back as findings, never as exceptions."""
+    shown = str(path)
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return None, [Finding(shown, 1, 1, "LP002", "site.toml is missing")]
+    except UnicodeDecodeError as err:
+        return None, [Finding(shown, 1, 1, "LP001", f"not UTF-8 ({err.reason})")]
+    except tomllib.TOMLDecodeError as err:
+        line, col = _toml_position(str(err))
+        return None, [Finding(shown, line, col, "LP001", f"site.toml is not valid TOML: {err}")]
+    if base_url is not None:
+        raw["base_url"] = base_url
+    try:
+        return SiteConfig.model_validate(raw), []
+    except ValidationError as err:
+        return None, [_config_finding(shown, raw, e) for e in err.errors()]
+
+
+def _toml_position(message: str) -> tuple[int, int]:
+    """tomllib says '(at line 3, column 7)'; anything else points at the top."""
+    import re
+
+    found = re.search(r"line (\d+), column (\d+)", message)
+    return (int(found[1]), int(found[2])) if found else (1, 1)
+
+
+def _config_finding(shown: str, raw: dict, error: dict) -> Finding:
+    loc = ".".join(str(part) for part in error["loc"])
+    code = "LP003" if error["type"] == "extra_forbidden" else "LP002"
+    line = _toml_line(shown, error["loc"])
+    return Finding(shown, line, 1, code, f"{loc}: {error['msg']}")
+
+
+def _toml_line(shown: str, loc: tuple) -> int:
+    """The line that sets the last key of loc (tomllib keeps no positions)."""
+    try:
+        lines = Path(shown).read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return 1
+    keys = [part for part in loc if isinstance(part, str)]
+    table, key = (keys[0], keys[-1]) if len(keys) > 1 else (None, keys[0] if keys else "")
+    in_table = table is None
+    for number, text in enumerate(lines, start=1):
+        stripped = text.strip()
+        if stripped.startswith("["):
+            in_table = table is None or stripped.strip("[] ") == table
+            if table is not None and in_table and len(keys) == 1:
+                return number
+            continue
+        if in_table and stripped.split("=", 1)[0].strip().strip('"') == key:
+            return number
+    return 1

@@ -1,0 +1,184 @@
+"""The input records of a site (stories, manifests) and the Finding every stage reports."""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass, field
+from typing import Annotated, Literal
+
+from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
+
+from .slugs import slugify
+
+ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+EDITION_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}$"
+
+Id = Annotated[str, Field(strict=True), StringConstraints(pattern=ID_PATTERN)]
+Text = Annotated[str, Field(strict=True), StringConstraints(min_length=1)]
+Severity = Literal["error", "warning"]
+
+
+class Strict(BaseModel):
+    """Unknown fields are errors: a typo must not pass silently."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Claim(Strict):
+    id: Id
+    text: Text
+
+
+class Source(Strict):
+    name: Text
+    url: Annotated[str, Field(strict=True), StringConstraints(pattern=r"^https?://\S+$")]
+
+
+class Manifest(Strict):
+    id: Id
+    title: Text
+    source: Source
+    published: AwareDatetime
+    brief: str | None = None
+    claims: list[Claim] = Field(min_length=1)
+
+
+class LedgerEntry(Strict):
+    manifest: Id
+    claims: list[Id]
+
+
+class KeyFact(Strict):
+    text: Text
+    labels: list[Text] = []
+    cites: list[Id] = Field(min_length=1)
+
+
+class DecisionCard(Strict):
+    useful_for: list[Text] = []
+    not_for: list[Text] = []
+    compare_against: list[Text] = []
+
+
+class FrontMatter(Strict):
+    """A story's front matter exactly as SPEC section 2 lists it."""
+
+    title: Annotated[Text, StringConstraints(max_length=200)]
+    description: Annotated[Text, StringConstraints(max_length=400)]
+    published: AwareDatetime
+    newsroom: Text
+    beat: Text
+    trust: Text
+    ledger: list[LedgerEntry] = Field(min_length=1)
+    slug: Annotated[str, Field(strict=True), StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")] | None = None
+    updated: AwareDatetime | dt.date | None = None
+    edition: Annotated[str, Field(strict=True), StringConstraints(pattern=EDITION_PATTERN)] | None = None
+    key_facts: list[KeyFact] = []
+    unresolved: list[Text] = []
+    decision_card: DecisionCard | None = None
+    related: list[Annotated[str, Field(strict=True)]] | None = None
+    draft: bool = False
+
+
+class PageMatter(Strict):
+    title: Annotated[Text, StringConstraints(max_length=200)]
+    description: str | None = None
+
+
+@dataclass(frozen=True, order=True)
+class Finding:
+    """One problem at one place: printed as `path:line:col: CODE message`."""
+
+    path: str
+    line: int
+    col: int
+    code: str
+    message: str
+    severity: Severity = "error"
+
+    def __str__(self) -> str:
+        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
+
+    def as_dict(self) -> dict[str, object]:
+        return {"path": self.path, "line": self.line, "col": self.col, "code": self.code,
+                "severity": self.severity, "message": self.message}
+
+
+Loc = tuple[str | int, ...]
+
+
+@dataclass(frozen=True)
+class SourceMap:
+    """Where each front-matter node starts in the file, keyed by its path of keys and indexes."""
+
+    path: str
+    marks: dict[Loc, tuple[int, int]] = field(default_factory=dict)
+    quoted: dict[Loc, bool] = field(default_factory=dict)
+
+    def at(self, loc: Loc) -> tuple[int, int]:
+        """The nearest recorded place of loc: itself, else its closest ancestor."""
+        while loc not in self.marks and loc:
+            loc = loc[:-1]
+        return self.marks.get(loc, (1, 1))
+
+    def finding(self, loc: Loc, code: str, message: str) -> Finding:
+        line, col = self.at(loc)
+        return Finding(self.path, line, col, code, message)
+
+
+@dataclass
+class Story:
+    """A story file whose front matter validated: the model plus where it came from."""
+
+    path: str
+    folder: str
+    name: str
+    meta: FrontMatter
+    body: str
+    body_line: int
+    source: SourceMap
+
+    @property
+    def slug(self) -> str:
+        return self.meta.slug or slugify(self.meta.title)
+
+    @property
+    def published_utc(self) -> dt.datetime:
+        return self.meta.published.astimezone(dt.timezone.utc)
+
+    @property
+    def key(self) -> str:
+        """`YYYY-MM-DD/slug`: how `related` names a story, and its URL below /stories/."""
+        return f"{self.published_utc.date().isoformat()}/{self.slug}"
+
+    @property
+    def url_path(self) -> str:
+        return f"/stories/{self.key}/"
+
+
+@dataclass
+class StoryFile:
+    """A story file whose front matter did not validate: its body can still be checked."""
+
+    path: str
+    body: str
+    body_line: int
+
+
+@dataclass
+class ManifestFile:
+    path: str
+    name: str
+    manifest: Manifest
+    source: SourceMap
+
+
+@dataclass
+class Page:
+    """A plain page from content/pages/: `terms/reuse.md` is served at /terms/reuse/."""
+
+    path: str
+    url_path: str
+    meta: PageMatter
+    body: str
+    body_line: int

@@ -1,0 +1,126 @@
+"""The Jinja environment: template fallback, named formatting filters, view -> html, json, md strings."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import yaml
+from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from markupsafe import Markup
+from pydantic import BaseModel
+
+from .config import SiteConfig
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
+
+
+def builtin_templates() -> Path:
+    """Our template set: packaged beside the code in a wheel, or the repository's templates/."""
+    packaged = PACKAGE_DIR / "_templates"
+    return packaged if packaged.is_dir() else PACKAGE_DIR.parent / "templates"
+
+
+def template_dirs(root: Path) -> list[Path]:
+    """The site's own templates/ first (if any), each missing template falling back to ours."""
+    own = root / "templates"
+    ours = builtin_templates()
+    return [own, ours] if own.is_dir() and own.resolve() != ours.resolve() else [ours]
+
+
+def yaml_scalar(value: str) -> str:
+    """A YAML scalar that reads back as exactly this string: plain when safe, else double-quoted."""
+    text = str(value)
+    if text and "\n" not in text and text == text.strip():
+        try:
+            if yaml.safe_load(f"k: {text}") == {"k": text}:
+                return text
+        except yaml.YAMLError:
+            pass
+    return json.dumps(text, ensure_ascii=False)
+
+
+def yaml_ids(ids: list[str]) -> str:
+    """A flow list of single-quoted ids, as the reference story writes them: ['1', '2']."""
+    return "[" + ", ".join("'" + i.replace("'", "''") + "'" for i in ids) + "]"
+
+
+def md_text(value: str) -> str:
+    """Plain text made safe inside a Markdown paragraph (no accidental emphasis, links or HTML)."""
+    return _MD_SPECIAL.sub(r"\\\1", str(value))
+
+
+def md_cell(value: str) -> str:
+    """Plain text made safe inside a Markdown table cell."""
+    return md_text(value).replace("|", "\\|").replace("\n", " ")
+
+
+def month_day_time(value: str) -> str:
+    """2026-10-19T00:00:00Z -> 10-19 00:00, the ledger's Published column."""
+    return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).strftime("%m-%d %H:%M")
+
+
+def human_time(value: str) -> str:
+    return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def to_data(value: Any) -> Any:
+    return value.model_dump(mode="json", by_alias=True) if isinstance(value, BaseModel) else value
+
+
+def to_json(value: Any) -> str:
+    """Deterministic, readable JSON for the JSON variant and data files."""
+    return json.dumps(to_data(value), ensure_ascii=False, indent=2) + "\n"
+
+
+def json_ld(value: Any) -> Markup:
+    """JSON for a <script> element: '<', '>' and '&' escaped so no text can close the element."""
+    text = json.dumps(to_data(value), ensure_ascii=False, indent=None, separators=(",", ":"))
+    return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
+
+
+def news_article(story: Any, config: SiteConfig) -> dict[str, Any]:
+    """schema.org NewsArticle for a story view, with a citation per manifest."""
+    publisher = {"@type": "Organization", "name": config.title, "url": config.url("/")}
+    return {
+        "@context": "https://schema.org", "@type": "NewsArticle", "headline": story.title,
+        "description": story.description, "url": story.url, "mainEntityOfPage": story.canonical,
+        "datePublished": story.published, "dateModified": story.updated, "inLanguage": config.language,
+        "articleSection": [story.newsroom.name, story.beat.name], "author": publisher, "publisher": publisher,
+        "citation": [{"@type": "CreativeWork", "name": row.title, "url": row.source_url,
+                      "datePublished": row.published, "identifier": row.manifest_id} for row in story.ledger],
+    }
+
+
+def make_environment(root: Path, config: SiteConfig) -> Environment:
+    env = Environment(
+        loader=ChoiceLoader([FileSystemLoader(str(path)) for path in template_dirs(root)]),
+        autoescape=select_autoescape(enabled_extensions=("html", "xml"), default_for_string=False),
+        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+    )
+    env.filters.update(yaml=yaml_scalar, yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell,
+                       month_day_time=month_day_time, human_time=human_time, tojson_pretty=to_json,
+                       json_ld=json_ld, news_article=lambda story: news_article(story, config))
+    env.globals.update(site=config, base_path=urlsplit(config.root_url).path)
+    return env
+
+
+class Renderer:
+    """Renders views through the one template set; a variant is a template named story.<suffix>."""
+
+    STORY_VARIANTS = ("html", "json", "md")
+
+    def __init__(self, root: Path, config: SiteConfig) -> None:
+        self.env = make_environment(root, config)
+
+    def render(self, name: str, **context: Any) -> str:
+        return self.env.get_template(name).render(**context)
+
+    def story(self, story: Any) -> dict[str, str]:
+        """{suffix: text} for index.html, index.json and index.md of one story."""
+        return {suffix: self.render(f"story.{suffix}", story=story) for suffix in self.STORY_VARIANTS}

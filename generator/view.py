@@ -1,0 +1,237 @@
+"""The one StoryView: every derived field the three variants (and the JSON schema) share."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from .body import Body, render_block
+from .checks import RULES
+from .config import SiteConfig
+from .models import ManifestFile, Story
+
+VIEW_VERSION = "1"
+
+
+class View(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Term(View):
+    """A declared key with its display name (newsroom, beat, trust level)."""
+
+    slug: str
+    name: str
+    url: str | None = None
+
+
+class Links(View):
+    """The three variants' URLs; `json` is a reserved name in pydantic, hence the alias."""
+
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True, extra="forbid", frozen=True)
+
+    html: str
+    json_: str = Field(alias="json")
+    markdown: str
+
+
+class Paragraph(View):
+    """A top-level block of the body: paragraph, list, table, quote, code or sub-heading."""
+
+    kind: str
+    markdown: str
+    html: str
+    cites: list[str]
+
+
+class SectionView(View):
+    title: str | None
+    anchor: str | None
+    paragraphs: list[Paragraph]
+
+
+class KeyFactView(View):
+    text: str
+    labels: list[str]
+    cites: list[str]
+
+
+class DecisionCardView(View):
+    useful_for: list[str]
+    not_for: list[str]
+    compare_against: list[str]
+
+
+class ClaimView(View):
+    id: str
+    text: str
+
+
+class LedgerRow(View):
+    manifest_id: str
+    number: int
+    title: str
+    source_name: str
+    source_url: str
+    published: str
+    claims: list[ClaimView]
+    manifest_url: str
+    verify_url: str | None
+
+
+class Verify(View):
+    endpoint: str
+    header: str | None
+    urls: list[str]
+    command: str
+
+
+class RelatedView(View):
+    key: str
+    title: str
+    url: str
+
+
+class Reuse(View):
+    version: str
+    text: str
+    credit: str
+    terms_url: str
+
+
+class StoryView(View):
+    """A story as every output sees it; index.json is exactly this, and its schema is this model's."""
+
+    view_version: str
+    title: str
+    description: str
+    slug: str
+    path: str
+    url: str
+    canonical: str
+    published: str
+    updated: str
+    last_updated: str
+    edition: str
+    newsroom: Term
+    beat: Term
+    trust: Term
+    source_count: int
+    cited_manifest_ids: list[str]
+    byline: str
+    key_facts: list[KeyFactView]
+    sections: list[SectionView]
+    unresolved: list[str]
+    decision_card: DecisionCardView | None
+    ledger: list[LedgerRow]
+    verify: Verify | None
+    related: list[RelatedView]
+    links: Links
+    checks: list[str]
+    checks_line: str
+    reuse: Reuse
+
+
+def iso_z(moment: dt.datetime) -> str:
+    """UTC, second precision, with a Z: 2026-10-20T12:51:00Z."""
+    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def _updated(story: Story) -> tuple[str, str]:
+    """(updated as ISO text, its date) — the published time when the story says nothing."""
+    value = story.meta.updated
+    if value is None:
+        value = story.meta.published
+    if isinstance(value, dt.datetime):
+        return iso_z(value), value.astimezone(dt.timezone.utc).date().isoformat()
+    return value.isoformat(), value.isoformat()
+
+
+def _edition(story: Story) -> str:
+    return story.meta.edition or story.published_utc.strftime("%Y-%m-%dT%H")
+
+
+def ledger_rows(story: Story, manifests: dict[str, ManifestFile], config: SiteConfig) -> list[LedgerRow]:
+    """The ledger in its front-matter order, each used claim with its text."""
+    rows = []
+    for number, entry in enumerate(story.meta.ledger, start=1):
+        manifest = manifests[entry.manifest].manifest
+        texts = {claim.id: claim.text for claim in manifest.claims}
+        rows.append(LedgerRow(
+            manifest_id=manifest.id, number=number, title=manifest.title, source_name=manifest.source.name,
+            source_url=manifest.source.url, published=iso_z(manifest.published),
+            claims=[ClaimView(id=claim_id, text=texts[claim_id]) for claim_id in entry.claims],
+            manifest_url=config.url(f"/manifests/{manifest.id}/"),
+            verify_url=config.verify.endpoint.replace("{id}", manifest.id) if config.verify else None,
+        ))
+    return rows
+
+
+def _sections(body: Body, env: dict) -> list[SectionView]:
+    return [
+        SectionView(title=section.title, anchor=section.anchor, paragraphs=[
+            Paragraph(kind=block.kind, markdown=block.markdown, html=render_block(block, env), cites=block.cited_ids)
+            for block in section.blocks
+        ])
+        for section in body.sections
+    ]
+
+
+def _verify(config: SiteConfig, ids: list[str]) -> Verify | None:
+    if config.verify is None:
+        return None
+    endpoint = config.verify.endpoint
+    header = f'-H "{config.verify.header}" ' if config.verify.header else ""
+    command = (f"for id in {' '.join(ids)}; do\n"
+               f'  curl -s {header}"{endpoint.replace("{id}", "$id")}"\n'
+               "done")
+    return Verify(endpoint=endpoint, header=config.verify.header,
+                  urls=[endpoint.replace("{id}", i) for i in ids], command=command)
+
+
+def related_views(keys: list[str], stories: dict[str, Story], config: SiteConfig) -> list[RelatedView]:
+    return [RelatedView(key=key, title=stories[key].meta.title, url=config.url(stories[key].url_path))
+            for key in keys if key in stories]
+
+
+def checks_line(passed: list[str]) -> str:
+    """One sentence naming only the checks that ran and passed for this story."""
+    phrases = [RULES[code].passes for code in sorted(passed) if code in RULES and RULES[code].passes]
+    if not phrases:
+        return "Published without automated provenance checks."
+    listed = phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + ", and " + phrases[-1]
+    return f"Published after build checks: {listed}."
+
+
+def story_view(story: Story, body: Body, manifests: dict[str, ManifestFile], config: SiteConfig,
+               related: list[RelatedView], passed: list[str]) -> StoryView:
+    """Every derived field of one story, computed once for all three variants."""
+    meta = story.meta
+    url = config.url(story.url_path)
+    ledger = ledger_rows(story, manifests, config)
+    env = {"sources": {row.manifest_id: (row.number, row.title) for row in ledger}}
+    updated, last_updated = _updated(story)
+    trust = Term(slug=meta.trust, name=config.trust[meta.trust])
+    newsroom = Term(slug=meta.newsroom, name=config.newsrooms[meta.newsroom], url=config.url(f"/newsrooms/{meta.newsroom}/"))
+    sources = len(ledger)
+    published = story.published_utc
+    ids = [row.manifest_id for row in ledger]
+    card = meta.decision_card
+    return StoryView(
+        view_version=VIEW_VERSION, title=meta.title, description=meta.description, slug=story.slug,
+        path=story.url_path, url=url, canonical=url, published=iso_z(published), updated=updated,
+        last_updated=last_updated, edition=_edition(story), newsroom=newsroom,
+        beat=Term(slug=meta.beat, name=config.beats[meta.beat], url=config.url(f"/beats/{meta.beat}/")),
+        trust=trust, source_count=sources, cited_manifest_ids=ids,
+        byline=f"{trust.name} · {sources} source{'s' if sources != 1 else ''} · {newsroom.name} · "
+               f"Published {published.strftime('%Y-%m-%d %H:%M')} UTC",
+        key_facts=[KeyFactView(text=f.text, labels=f.labels, cites=f.cites) for f in meta.key_facts],
+        sections=_sections(body, env), unresolved=list(meta.unresolved),
+        decision_card=DecisionCardView(**card.model_dump()) if card else None,
+        ledger=ledger, verify=_verify(config, ids), related=related,
+        links=Links(html=url, json=url + "index.json", markdown=url + "index.md"),
+        checks=passed, checks_line=checks_line(passed),
+        reuse=Reuse(version=config.reuse.version, text=config.reuse.text, credit=config.reuse.credit,
+                    terms_url=config.url(config.reuse.terms_path)),
+    )

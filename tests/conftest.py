@@ -1,0 +1,143 @@
+"""Tiny site trees written to tmp_path from a dict: {relative path: text}."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+SITE_TOML = """\
+title = "Test Desk"
+base_url = "https://test.example.org"
+description = "A tiny site for tests."
+language = "en"
+manifest_max_age_days = 30
+duplicate_window_days = 7
+duplicate_threshold = 0.6
+page_size = 2
+
+[newsrooms]
+city = "City"
+science = "Science"
+
+[beats]
+policy = "Policy"
+research = "Research"
+
+[trust]
+reported = "Reported"
+confirmed = "Confirmed"
+
+[reuse]
+version = "v1"
+text = "Free to quote with credit."
+credit = "Test Desk"
+terms_path = "/terms/reuse/"
+"""
+
+MANIFEST_A = """\
+{
+  "id": "1000000000000000001",
+  "title": "Council minutes, November session",
+  "source": {"name": "council-minutes", "url": "https://council.example.org/minutes/11"},
+  "published": "2026-11-20T09:00:00Z",
+  "brief": "The council's November session.",
+  "claims": [
+    {"id": "2000000000000000011", "text": "The council approved a busway budget of 12,500,000 dollars."},
+    {"id": "2000000000000000012", "text": "The vote was 9 to 2."}
+  ]
+}
+"""
+
+MANIFEST_B = """\
+{
+  "id": "1000000000000000002",
+  "title": "Transit ridership report",
+  "source": {"name": "transit-stats", "url": "https://transit.example.org/ridership"},
+  "published": "2026-11-19T12:00:00Z",
+  "claims": [
+    {"id": "2000000000000000021", "text": "Ridership on Quay Street buses rose 14% in a year."}
+  ]
+}
+"""
+
+STORY = """\
+---
+title: "Council funds the Quay Street busway"
+description: "The council approved the busway budget after a year of rising ridership."
+published: 2026-11-21T10:30:00Z
+newsroom: city
+beat: policy
+trust: confirmed
+ledger:
+  - manifest: "1000000000000000001"
+    claims: ["2000000000000000011", "2000000000000000012"]
+  - manifest: "1000000000000000002"
+    claims: ["2000000000000000021"]
+key_facts:
+  - text: "The council approved the busway budget, 9 to 2."
+    labels: ["council record"]
+    cites: ["1000000000000000001"]
+unresolved:
+  - "When construction starts."
+decision_card:
+  useful_for: ["Commuters on Quay Street"]
+  not_for: ["Drivers looking for parking rules"]
+  compare_against: ["Last year's transit plan"]
+---
+
+## The vote
+
+The council approved a busway budget of 12,500,000 dollars on a 9 to 2 vote. [cites: 1000000000000000001]
+
+## Why now
+
+Ridership on the street's buses rose 14% in a year, the transit agency says. [cites: 1000000000000000002]
+
+- Supporters pointed to the ridership figures. [cites: 1000000000000000002]
+- Two members voted against. [cites: 1000000000000000001, 1000000000000000002]
+"""
+
+PAGE = """\
+---
+title: "Reuse terms"
+description: "How you may reuse our stories."
+---
+
+Quote us freely, with credit and a link.
+"""
+
+STORY_PATH = "content/stories/2026-11-21/council-funds-the-quay-street-busway.md"
+
+
+def base_files() -> dict[str, str]:
+    """A valid one-story site: the fixture every test edits."""
+    return {
+        "content/site.toml": SITE_TOML,
+        "content/manifests/1000000000000000001.json": MANIFEST_A,
+        "content/manifests/1000000000000000002.json": MANIFEST_B,
+        STORY_PATH: STORY,
+        "content/pages/terms/reuse.md": PAGE,
+    }
+
+
+def write_tree(root: Path, files: dict[str, str | bytes | None]) -> Path:
+    """Write files under root; a None value deletes the file."""
+    for relative, text in files.items():
+        path = root / relative
+        if text is None:
+            path.unlink(missing_ok=True)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(text, bytes):
+            path.write_bytes(text)
+        else:
+            path.write_text(textwrap.dedent(text) if text.startswith("\n") else text, encoding="utf-8")
+    return root
+
+
+@pytest.fixture
+def site(tmp_path: Path) -> Path:
+    """A valid one-story site in tmp_path."""
+    return write_tree(tmp_path / "site", base_files())
