@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -12,7 +13,7 @@ from .body import Body, parse_body
 from .checks import Report, SiteIndex, run_checks
 from .load import Content, load_content
 from .models import Finding, Story
-from .render import Renderer
+from .render import Renderer, template_dirs
 from .site import site_outputs
 from .view import StoryView, related_views, story_view
 
@@ -101,10 +102,14 @@ def _add(result: BuildResult, sources: dict[str, str], path: str, data: str | by
 
 
 def template_finding(root: Path, err: TemplateError) -> Finding:
-    """A broken template is bad input too: report where it broke, not a traceback."""
-    name = getattr(err, "filename", None) or getattr(err, "name", None) or "templates"
+    """A broken template is bad input too: report the template line where it broke, not a traceback."""
+    name, line = getattr(err, "filename", None), getattr(err, "lineno", None)
+    if name is None:
+        dirs = [str(path.resolve()) for path in template_dirs(root)]
+        frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.startswith(tuple(dirs))]
+        name, line = (frames[-1].filename, frames[-1].lineno) if frames else ("templates", 1)
     try:
         shown = Path(name).resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
         shown = str(name)
-    return Finding(shown, getattr(err, "lineno", None) or 1, 1, "LP900", f"template error: {err.message or err}")
+    return Finding(shown, line or 1, 1, "LP900", f"template error: {err.message or err}")

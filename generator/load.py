@@ -107,6 +107,9 @@ def parse_yaml(text: str, shown: str, offset: int) -> tuple[Any, SourceMap, list
         mark = err.problem_mark or err.context_mark
         line, col = (offset + mark.line + 1, mark.column + 1) if mark else (offset + 1, 1)
         problem = err.problem or err.context or "invalid YAML"
+        if err.context and err.context_mark and err.problem_mark:
+            start = err.context_mark
+            problem += f" ({err.context} that starts at {offset + start.line + 1}:{start.column + 1})"
         return None, source, [Finding(shown, line, col, "LP001", f"front matter is not valid YAML: {problem}")]
     except yaml.YAMLError as err:
         return None, source, [Finding(shown, offset + 1, 1, "LP001", f"front matter is not valid YAML: {err}")]

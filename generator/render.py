@@ -18,6 +18,7 @@ from .config import SiteConfig
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
+_UNPRINTABLE = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def builtin_templates() -> Path:
@@ -42,7 +43,7 @@ def yaml_scalar(value: str) -> str:
                 return text
         except yaml.YAMLError:
             pass
-    return json.dumps(text, ensure_ascii=False)
+    return _UNPRINTABLE.sub(lambda m: f"\\u{ord(m[0]):04x}", json.dumps(text, ensure_ascii=False))
 
 
 def yaml_ids(ids: list[str]) -> str:

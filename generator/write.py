@@ -27,7 +27,7 @@ def safe_relative(path: str) -> PurePosixPath:
     """A relative path with no '..', no absolute part and no empty segment."""
     relative = PurePosixPath(path)
     if relative.is_absolute() or not relative.parts or any(p in ("..", ".", "") for p in relative.parts) \
-            or "\\" in path or "\x00" in path:
+            or "\\" in path or "\x00" in path or "//" in path:
         raise UnsafePath(f"refusing to write outside the output folder: {path!r}")
     return relative
 

@@ -1,0 +1,136 @@
+"""The demo site end to end: three variants per story, schema-valid JSON, golden Markdown, determinism."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import jsonschema
+import pytest
+import yaml
+
+from generator.build import build_site
+from generator.write import write_site
+
+REPO = Path(__file__).resolve().parent.parent
+GOLDEN = Path(__file__).parent / "golden"
+GOLDEN_STORY = "2026-11-21/metro-water-asks-to-raise-bills-6-8-citing-the-cost-of-lead-pipes"
+MD_KEYS = ["title", "description", "canonical", "last-updated", "url", "published", "edition", "newsroom", "beat",
+           "trust", "source_count", "cited_manifest_ids"]
+MD_HEADINGS = ["Key facts", "What is still unresolved", "Decision card", "Provenance ledger",
+               "Run these Manifests yourself", "Related stories", "Links"]
+
+
+@pytest.fixture(scope="module")
+def demo():
+    result = build_site(REPO)
+    assert result.ok, [str(f) for f in result.findings]
+    return result
+
+
+def _stories(files: dict[str, bytes], suffix: str) -> dict[str, bytes]:
+    return {path: data for path, data in files.items() if path.startswith("stories/") and path.endswith(suffix)}
+
+
+def test_every_story_has_three_variants(demo):
+    story_files = sorted((REPO / "content" / "stories").glob("*/*.md"))
+    assert len(story_files) >= 12
+    for suffix in ("index.html", "index.json", "index.md"):
+        assert len(_stories(demo.files, suffix)) == len(story_files)
+
+
+def test_every_index_json_validates_against_the_written_schema(demo):
+    schema = json.loads(demo.files["schema/story.schema.json"])
+    validator = jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+    for path, data in _stories(demo.files, "index.json").items():
+        document = json.loads(data)
+        errors = [e.message for e in validator.iter_errors(document)]
+        assert errors == [], path
+        assert all(isinstance(i, str) for i in document["cited_manifest_ids"])
+        assert all(isinstance(row["manifest_id"], str) for row in document["ledger"])
+
+
+def test_golden_markdown_variant(demo):
+    built = demo.files[f"stories/{GOLDEN_STORY}/index.md"].decode("utf-8")
+    assert built == (GOLDEN / f"{GOLDEN_STORY.split('/')[1]}.md").read_text(encoding="utf-8")
+
+
+def test_markdown_front_matter_round_trips_in_the_reference_order(demo):
+    for path, data in _stories(demo.files, "index.md").items():
+        text = data.decode("utf-8")
+        front = yaml.safe_load(text.split("---\n")[1])
+        view = json.loads(demo.files[path.replace("index.md", "index.json")])
+        assert list(front) == MD_KEYS
+        assert front["title"] == view["title"] and front["description"] == view["description"]
+        assert front["cited_manifest_ids"] == view["cited_manifest_ids"]
+        assert front["url"] == front["canonical"] == view["url"]
+        headings = [line[3:] for line in text.splitlines() if line.startswith("## ")]
+        expected = [h for h in MD_HEADINGS if h in headings]
+        assert [h for h in headings if h in MD_HEADINGS] == expected
+        assert headings[-1] == "Links"
+        assert f"# {view['title']}" in text or "\\" in text.split("\n# ")[1].split("\n")[0]
+        assert text.rstrip().splitlines()[-1].startswith("Reuse (terms v1): ")
+
+
+def test_html_variant_links_cites_to_ledger_rows(demo):
+    for path, data in _stories(demo.files, "index.html").items():
+        html = data.decode("utf-8")
+        view = json.loads(demo.files[path.replace("index.html", "index.json")])
+        assert f'<link rel="canonical" href="{view["canonical"]}">' in html
+        assert 'rel="alternate" type="application/json"' in html and 'type="text/markdown"' in html
+        for manifest_id in view["cited_manifest_ids"]:
+            assert f'id="manifest-{manifest_id}"' in html and f'href="#manifest-{manifest_id}"' in html
+        ld = json.loads(html.split('<script type="application/ld+json">')[1].split("</script>")[0])
+        assert ld["@type"] == "NewsArticle" and len(ld["citation"]) == view["source_count"]
+
+
+def test_two_builds_are_byte_identical(tmp_path):
+    first, second = build_site(REPO), build_site(REPO)
+    assert first.files == second.files
+    write_site(tmp_path / "a", sorted(first.files.items()))
+    write_site(tmp_path / "b", sorted(second.files.items()))
+    listing = lambda root: {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+    assert listing(tmp_path / "a") == listing(tmp_path / "b")
+
+
+def test_text_is_escaped_in_html(site: Path):
+    path = site / "content/stories/2026-11-21/council-funds-the-quay-street-busway.md"
+    text = path.read_text().replace('title: "Council funds the Quay Street busway"',
+                                    'title: "Council <script>alert(1)</script> busway"\nslug: council-funds-the-quay-street-busway')
+    path.write_text(text)
+    result = build_site(site)
+    assert result.ok, result.findings
+    html = result.files["stories/2026-11-21/council-funds-the-quay-street-busway/index.html"].decode()
+    assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
+    md = result.files["stories/2026-11-21/council-funds-the-quay-street-busway/index.md"].decode()
+    assert "# Council \\<script\\>alert(1)\\</script\\> busway" in md
+
+
+def test_site_templates_fall_back_to_ours(site: Path):
+    (site / "templates").mkdir()
+    (site / "templates" / "story.md").write_text("custom {{ story.title }}\n")
+    result = build_site(site)
+    assert result.files["stories/2026-11-21/council-funds-the-quay-street-busway/index.md"] == \
+        b"custom Council funds the Quay Street busway\n"
+    assert b"<!DOCTYPE html>" in result.files["stories/2026-11-21/council-funds-the-quay-street-busway/index.html"]
+
+
+def test_broken_template_is_a_finding_not_a_traceback(site: Path):
+    (site / "templates").mkdir()
+    (site / "templates" / "story.md").write_text("{{ story.no_such_field }}\n")
+    result = build_site(site)
+    assert not result.ok and result.files == {}
+    assert [(f.path, f.code) for f in result.findings] == [("templates/story.md", "LP900")]
+
+
+def test_page_colliding_with_front_page_is_lp011(site: Path):
+    (site / "content/pages/index.md").write_text("---\ntitle: Home\n---\nHi.\n")
+    result = build_site(site)
+    assert [f.code for f in result.findings] == ["LP011"]
+
+
+def test_base_url_override(site: Path):
+    result = build_site(site, base_url="http://127.0.0.1:8000")
+    md = result.files["stories/2026-11-21/council-funds-the-quay-street-busway/index.md"].decode()
+    assert "url: http://127.0.0.1:8000/stories/2026-11-21/council-funds-the-quay-street-busway/" in md

@@ -1,0 +1,89 @@
+"""The command line as a user meets it: findings, exit codes, a refused build that keeps public/."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from generator.build import check_site
+from generator.cli import cli
+from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, list(args))
+
+
+def test_build_writes_public_and_reports(site: Path):
+    result = run("build", "--root", str(site))
+    assert result.exit_code == 0, result.output
+    assert (site / "public/stories/2026-11-21/council-funds-the-quay-street-busway/index.md").is_file()
+    assert "built 1 stories" in result.stderr
+
+
+def test_refused_build_leaves_previous_public_exactly(site: Path):
+    assert run("build", "--root", str(site)).exit_code == 0
+    before = {p: p.read_bytes() for p in (site / "public").rglob("*") if p.is_file()}
+    story = site / STORY_PATH
+    story.write_text(story.read_text().replace("[cites: 1000000000000000002]\n\n-", "\n\n-"))
+    result = run("build", "--root", str(site))
+    assert result.exit_code == 1
+    assert "LP030" in result.stderr and "public/ left as it was" in result.stderr
+    assert {p: p.read_bytes() for p in (site / "public").rglob("*") if p.is_file()} == before
+
+
+def test_check_json_format(site: Path):
+    story = site / STORY_PATH
+    story.write_text(story.read_text().replace("newsroom: city", "newsroom: nowhere"))
+    result = run("check", "--root", str(site), "--format", "json")
+    assert result.exit_code == 1
+    assert json.loads(result.stdout) == [{
+        "path": STORY_PATH, "line": 5, "col": 1, "code": "LP010", "severity": "error",
+        "message": "newsroom 'nowhere' is not declared in site.toml (city, science)"}]
+
+
+def test_checks_table_sets_severity(site: Path):
+    toml = site / "content/site.toml"
+    toml.write_text(toml.read_text() + '\n[checks]\nLP010 = "warning"\nLP030 = "off"\n')
+    story = site / STORY_PATH
+    story.write_text(story.read_text().replace("newsroom: city", "newsroom: nowhere")
+                     .replace("## Why now\n", "## Why now\n\nNo cite here.\n"))
+    result = run("check", "--root", str(site))
+    assert result.exit_code == 0
+    assert result.stdout.splitlines() == [f"{STORY_PATH}:5:1: LP010 newsroom 'nowhere' is not declared in site.toml "
+                                          "(city, science) (warning)"]
+
+
+def test_new_story_starts_a_file_that_check_explains(site: Path):
+    result = run("new", "Harbour bridge reopens", "--newsroom", "city", "--beat", "policy", "--root", str(site))
+    assert result.exit_code == 0, result.output
+    created = Path(result.stdout.strip())
+    assert created.name == "harbour-bridge-reopens.md" and created.is_file()
+    checked = run("check", "--root", str(site))
+    assert checked.exit_code == 1 and "LP022" in checked.stdout
+    assert run("new", "x", "--newsroom", "nope", "--beat", "policy", "--root", str(site)).exit_code == 2
+
+
+def test_python_dash_m_is_the_same_program():
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-m", "generator", "--help"], capture_output=True, text=True)
+    assert done.returncode == 0 and "check" in done.stdout and "build" in done.stdout
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(story=st.one_of(st.text(max_size=400), st.binary(max_size=200).map(lambda b: b"---\n" + b)),
+       manifest=st.one_of(st.text(max_size=200), st.just(MANIFEST_A.replace("{", "[", 1))))
+def test_no_input_gives_a_traceback(tmp_path_factory, story, manifest):
+    root = tmp_path_factory.mktemp("fuzz")
+    files = base_files()
+    files[STORY_PATH] = STORY[: len(story) % len(STORY)] + story if isinstance(story, str) else story
+    files["content/manifests/1000000000000000001.json"] = manifest
+    write_tree(root, files)
+    checked = check_site(root)
+    assert all(f.line >= 1 and f.col >= 1 for f in checked.findings)

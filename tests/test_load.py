@@ -1,0 +1,91 @@
+"""Loading maps every problem back to the file, line and column where it is."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.load import load_content, load_manifest, load_story, parse_yaml, split_front_matter
+from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
+
+
+def _story(tmp_path: Path, text: str | bytes):
+    path = tmp_path / "2026-11-21" / "council-funds-the-quay-street-busway.md"
+    write_tree(tmp_path, {"2026-11-21/council-funds-the-quay-street-busway.md": text})
+    return load_story(path, "s.md")
+
+
+def test_valid_story_loads_with_body_offset(tmp_path):
+    story, findings = _story(tmp_path, STORY)
+    assert findings == []
+    assert story.meta.ledger[0].manifest == "1000000000000000001"
+    assert story.body_line == 23
+    assert story.key == "2026-11-21/council-funds-the-quay-street-busway"
+    assert story.source.at(("ledger", 1, "claims", 0)) == (12, 14)
+
+
+def test_split_front_matter_counts_lines():
+    front, front_line, body, body_line = split_front_matter("---\na: 1\n---\nbody\n")
+    assert (front.strip(), front_line, body.strip(), body_line) == ("a: 1", 0, "body", 2)
+    assert split_front_matter("no front matter") is None
+
+
+def test_yaml_marks_and_quoting():
+    data, source, findings = parse_yaml('a: "1"\nb:\n  - 2\n', "x", 10)
+    assert data == {"a": "1", "b": [2]} and findings == []
+    assert source.marks[("a",)] == (11, 1)
+    assert source.marks[("b", 0)] == (13, 5)
+    assert source.quoted[("a",)] is True and source.quoted[("b", 0)] is False
+
+
+def test_duplicate_key_is_lp001():
+    _, _, findings = parse_yaml("a: 1\na: 2\n", "x", 1)
+    assert [str(f) for f in findings] == ["x:3:1: LP001 key 'a' is given twice"]
+
+
+def test_unquoted_string_id_is_lp004(tmp_path):
+    story, findings = _story(tmp_path, STORY.replace('- manifest: "1000000000000000002"', "- manifest: abc"))
+    assert [str(f) for f in findings] == ["s.md:11:5: LP004 ledger.1.manifest: id must be a quoted string"]
+
+
+def test_leading_zero_id_is_not_read_as_a_number(tmp_path):
+    story, findings = _story(tmp_path, STORY.replace('"1000000000000000002"', "0123", 1))
+    assert findings[0].code == "LP004" and "83" in findings[0].message
+
+
+def test_missing_front_matter_and_empty_file(tmp_path):
+    assert _story(tmp_path, "# just markdown\n")[1][0].code == "LP001"
+    assert _story(tmp_path, "")[1][0].code == "LP001"
+    assert _story(tmp_path, "---\n- a list\n---\n")[1][0].code == "LP002"
+
+
+def test_byte_order_mark_is_accepted(tmp_path):
+    story, findings = _story(tmp_path, "\ufeff" + STORY)
+    assert findings == [] and story is not None
+
+
+def test_manifest_fast_path_and_positions(tmp_path):
+    path = tmp_path / "1000000000000000001.json"
+    path.write_text(MANIFEST_A)
+    found, findings = load_manifest(path, "m.json")
+    assert findings == [] and found.manifest.claims[1].id == "2000000000000000012"
+    path.write_text(MANIFEST_A.replace('"2000000000000000012"', "2000000000000000012"))
+    found, findings = load_manifest(path, "m.json")
+    assert found is None
+    assert [str(f) for f in findings] == [
+        "m.json:9:6: LP004 claims.1.id: id 2000000000000000012 is not a quoted string"]
+
+
+def test_content_collects_pages_and_drafts(tmp_path):
+    files = base_files()
+    files[STORY_PATH] = STORY.replace("trust: confirmed\n", "trust: confirmed\ndraft: true\n")
+    files["content/pages/about.md"] = "---\ntitle: About\n---\nHello.\n"
+    write_tree(tmp_path, files)
+    assert [p.url_path for p in load_content(tmp_path).pages] == ["/about/", "/terms/reuse/"]
+    assert len(load_content(tmp_path, drafts=True).stories) == 1
+    assert load_content(tmp_path, drafts=False).stories == []
+
+
+def test_missing_site_toml_is_a_finding(tmp_path):
+    content = load_content(tmp_path)
+    assert content.config is None
+    assert [f.code for f in content.findings] == ["LP002"]

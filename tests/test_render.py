@@ -1,0 +1,41 @@
+"""Formatting filters: YAML that round-trips, Markdown that stays plain, JSON-LD that cannot break out."""
+
+from __future__ import annotations
+
+import json
+
+import yaml
+from hypothesis import given
+from hypothesis import strategies as st
+
+from generator.render import json_ld, md_cell, md_text, month_day_time, yaml_ids, yaml_scalar
+
+
+@given(st.text(min_size=0, max_size=60))
+def test_yaml_scalar_round_trips(text):
+    assert yaml.safe_load(f"k: {yaml_scalar(text)}") == {"k": text}
+
+
+def test_yaml_scalar_quotes_only_when_needed():
+    assert yaml_scalar("Plain title") == "Plain title"
+    assert yaml_scalar("Post-training: 4-bit RL") == '"Post-training: 4-bit RL"'
+    assert yaml_scalar("0123") == '"0123"'
+    assert yaml_scalar("yes") == '"yes"'
+
+
+def test_yaml_ids_are_quoted_strings():
+    assert yaml.safe_load(f"k: {yaml_ids(['0123', '9'])}") == {"k": ["0123", "9"]}
+
+
+def test_markdown_escapes():
+    assert md_text("a *b* <i>") == r"a \*b\* \<i\>"
+    assert md_cell("a | b") == r"a \| b"
+
+
+def test_ledger_date():
+    assert month_day_time("2026-10-19T00:00:00Z") == "10-19 00:00"
+
+
+def test_json_ld_cannot_close_the_script():
+    text = str(json_ld({"headline": "</script><script>alert(1)</script>"}))
+    assert "</script>" not in text and json.loads(text)["headline"].startswith("</script>")
