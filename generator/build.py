@@ -14,7 +14,7 @@ from .checks import Report, SiteIndex, run_checks
 from .load import Content, load_content
 from .models import Finding, Story
 from .render import Renderer, template_dirs
-from .site import site_outputs
+from .site import manifest_outputs, site_outputs
 from .view import StoryView, related_views, story_view
 
 
@@ -81,8 +81,10 @@ def _render(root: Path, checked: Checked, result: BuildResult) -> None:
             _add(result, sources, f"stories/{story.key}/index.{suffix}", text, story.path)
     for path, data, source in site_outputs(views, checked.content.pages, renderer, config):
         _add(result, sources, path, data, source)
+    for path, data, source in manifest_outputs(index.manifests, views, renderer, config):
+        _add(result, sources, path, data, source)
     result.stories = len(views)
-    result.pages = len(result.files) - 3 * len(views)
+    result.pages = sum(path.endswith(".html") for path in result.files) - len(views)
 
 
 def _view(story: Story, index: SiteIndex, report: Report) -> StoryView:

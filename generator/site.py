@@ -7,9 +7,9 @@ from collections.abc import Iterator
 
 from .body import render_markdown
 from .config import SiteConfig
-from .models import Page
+from .models import ManifestFile, Page
 from .render import Renderer, builtin_templates
-from .view import StoryView
+from .view import StoryView, manifest_view
 
 SCHEMA_PATH = "schema/story.schema.json"
 
@@ -42,3 +42,17 @@ def _stylesheet(renderer: Renderer) -> bytes:
     """The site's own style.css if it has one, else ours (through the same loader, not rendered)."""
     source, _, _ = renderer.env.loader.get_source(renderer.env, "style.css")
     return source.encode("utf-8") if source else (builtin_templates() / "style.css").read_bytes()
+
+
+def manifest_outputs(manifests: dict[str, ManifestFile], views: list[StoryView], renderer: Renderer,
+                     config: SiteConfig) -> Iterator[tuple[str, str, str]]:
+    """manifests/<id>/index.html and index.json: each record with its claims and backlinks."""
+    citing: dict[str, list[StoryView]] = {}
+    for view in views:
+        for row in view.ledger:
+            citing.setdefault(row.manifest_id, []).append(view)
+    for manifest_id in sorted(manifests):
+        found = manifests[manifest_id]
+        page = manifest_view(found, citing.get(manifest_id, []), config)
+        for suffix in ("html", "json"):
+            yield f"manifests/{manifest_id}/index.{suffix}", renderer.render(f"manifest.{suffix}", manifest=page), found.path

@@ -77,6 +77,7 @@ class LedgerRow(View):
     published: str
     claims: list[ClaimView]
     manifest_url: str
+    manifest_path: str
     verify_url: str | None
 
 
@@ -91,6 +92,7 @@ class RelatedView(View):
     key: str
     title: str
     url: str
+    path: str
 
 
 class Reuse(View):
@@ -162,7 +164,7 @@ def ledger_rows(story: Story, manifests: dict[str, ManifestFile], config: SiteCo
             manifest_id=manifest.id, number=number, title=manifest.title, source_name=manifest.source.name,
             source_url=manifest.source.url, published=iso_z(manifest.published),
             claims=[ClaimView(id=claim_id, text=texts[claim_id]) for claim_id in entry.claims],
-            manifest_url=config.url(f"/manifests/{manifest.id}/"),
+            manifest_url=config.url(f"/manifests/{manifest.id}/"), manifest_path=f"/manifests/{manifest.id}/",
             verify_url=config.verify.endpoint.replace("{id}", manifest.id) if config.verify else None,
         ))
     return rows
@@ -191,8 +193,8 @@ def _verify(config: SiteConfig, ids: list[str]) -> Verify | None:
 
 
 def related_views(keys: list[str], stories: dict[str, Story], config: SiteConfig) -> list[RelatedView]:
-    return [RelatedView(key=key, title=stories[key].meta.title, url=config.url(stories[key].url_path))
-            for key in keys if key in stories]
+    return [RelatedView(key=key, title=stories[key].meta.title, url=config.url(stories[key].url_path),
+                        path=stories[key].url_path) for key in keys if key in stories]
 
 
 def checks_line(passed: list[str]) -> str:
@@ -235,3 +237,55 @@ def story_view(story: Story, body: Body, manifests: dict[str, ManifestFile], con
         reuse=Reuse(version=config.reuse.version, text=config.reuse.text, credit=config.reuse.credit,
                     terms_url=config.url(config.reuse.terms_path)),
     )
+
+
+class ClaimUse(View):
+    """A manifest's claim and the stories whose ledgers use it."""
+
+    id: str
+    text: str
+    used_by: list[str]
+
+
+class Backlink(View):
+    key: str
+    title: str
+    url: str
+    path: str
+    published: str
+    claims_used: list[str]
+
+
+class ManifestView(View):
+    """A manifest page: the record, every claim, and every story that cites it."""
+
+    id: str
+    title: str
+    source_name: str
+    source_url: str
+    published: str
+    brief: str | None
+    url: str
+    path: str
+    claims: list[ClaimUse]
+    stories: list[Backlink]
+    unused_claims: int
+
+
+def manifest_view(found: ManifestFile, citing: list[StoryView], config: SiteConfig) -> ManifestView:
+    """citing: the views of every story whose ledger lists this manifest, in any order."""
+    manifest = found.manifest
+    backlinks = []
+    for story in sorted(citing, key=lambda view: (view.published, view.path), reverse=True):
+        row = next(row for row in story.ledger if row.manifest_id == manifest.id)
+        backlinks.append(Backlink(key=story.path.removeprefix("/stories/").strip("/"), title=story.title,
+                                  url=story.url, path=story.path, published=story.published,
+                                  claims_used=[claim.id for claim in row.claims]))
+    claims = [ClaimUse(id=claim.id, text=claim.text,
+                       used_by=[link.key for link in backlinks if claim.id in link.claims_used])
+              for claim in manifest.claims]
+    path = f"/manifests/{manifest.id}/"
+    return ManifestView(id=manifest.id, title=manifest.title, source_name=manifest.source.name,
+                        source_url=manifest.source.url, published=iso_z(manifest.published), brief=manifest.brief,
+                        url=config.url(path), path=path, claims=claims, stories=backlinks,
+                        unused_claims=sum(not claim.used_by for claim in claims))
