@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import re
 from pathlib import Path
@@ -18,6 +19,7 @@ from .config import SiteConfig
 
 PACKAGE_DIR = Path(__file__).resolve().parent
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
+_YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _UNPRINTABLE = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
@@ -34,12 +36,13 @@ def template_dirs(root: Path) -> list[Path]:
     return [own, ours] if own.is_dir() and own.resolve() != ours.resolve() else [ours]
 
 
+@functools.lru_cache(maxsize=4096)
 def yaml_scalar(value: str) -> str:
     """A YAML scalar that reads back as exactly this string: plain when safe, else double-quoted."""
     text = str(value)
     if text and "\n" not in text and text == text.strip():
         try:
-            if yaml.safe_load(f"k: {text}") == {"k": text}:
+            if yaml.load(f"k: {text}", Loader=_YAML_LOADER) == {"k": text}:
                 return text
         except yaml.YAMLError:
             pass
