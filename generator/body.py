@@ -50,6 +50,7 @@ class Unit:
     col: int
     text: str = ""
     cites: list[Cite] = field(default_factory=list)
+    source: list[tuple[int, int, str]] = field(default_factory=list)  # (file line, column, text) of its inline lines
 
     @property
     def cited_ids(self) -> list[str]:
@@ -191,6 +192,17 @@ def _inline(token: Token, unit: Unit | None, lines: list[str], offset: int, body
             body.links.append((str(child.attrs.get("href", "")), offset + row0 + 1, 1))
     if unit is not None:
         unit.text = (unit.text + " " + "".join(words)).strip()
+        unit.source.extend(_source_lines(token.content, row0, lines, offset))
+
+
+def _source_lines(content: str, row0: int, lines: list[str], offset: int) -> list[tuple[int, int, str]]:
+    """Each line of inline content, its file line, and the column it starts at (after list or quote markers)."""
+    placed = []
+    for index, text in enumerate(content.split("\n")):
+        row = row0 + index
+        source = lines[row] if row < len(lines) else ""
+        placed.append((offset + row + 1, max(source.find(text), 0) + 1, text))
+    return placed
 
 
 def _cite(child: Token, content: str, row0: int, lines: list[str], offset: int) -> Cite:

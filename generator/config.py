@@ -62,9 +62,9 @@ class SiteConfig(Section):
         return self.root_url + path
 
 
-def load_config(path: Path, base_url: str | None = None) -> tuple[SiteConfig | None, list[Finding]]:
-    """Read site.toml; problems come back as findings, never as exceptions."""
-    shown = str(path)
+def load_config(path: Path, base_url: str | None = None, shown: str | None = None) -> tuple[SiteConfig | None, list[Finding]]:
+    """Read site.toml; problems come back as findings (at `shown`, the path as printed), never as exceptions."""
+    shown = shown or str(path)
     try:
         raw = tomllib.loads(path.read_text(encoding="utf-8"))
     except FileNotFoundError:
@@ -79,7 +79,7 @@ def load_config(path: Path, base_url: str | None = None) -> tuple[SiteConfig | N
     try:
         return SiteConfig.model_validate(raw), []
     except ValidationError as err:
-        return None, [_config_finding(shown, raw, e) for e in err.errors()]
+        return None, [_config_finding(path, shown, e) for e in err.errors()]
 
 
 def _toml_position(message: str) -> tuple[int, int]:
@@ -90,17 +90,17 @@ def _toml_position(message: str) -> tuple[int, int]:
     return (int(found[1]), int(found[2])) if found else (1, 1)
 
 
-def _config_finding(shown: str, raw: dict, error: dict) -> Finding:
+def _config_finding(path: Path, shown: str, error: dict) -> Finding:
     loc = ".".join(str(part) for part in error["loc"])
     code = "LP003" if error["type"] == "extra_forbidden" else "LP002"
-    line = _toml_line(shown, error["loc"])
+    line = toml_line(path, error["loc"])
     return Finding(shown, line, 1, code, f"{loc}: {error['msg']}")
 
 
-def _toml_line(shown: str, loc: tuple) -> int:
+def toml_line(path: Path, loc: tuple) -> int:
     """The line that sets the last key of loc (tomllib keeps no positions)."""
     try:
-        lines = Path(shown).read_text(encoding="utf-8").splitlines()
+        lines = path.read_text(encoding="utf-8").splitlines()
     except OSError:
         return 1
     keys = [part for part in loc if isinstance(part, str)]

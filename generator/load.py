@@ -40,7 +40,7 @@ class Content:
 def load_content(root: Path, drafts: bool = True, base_url: str | None = None) -> Content:
     """Read site.toml, manifests, stories and pages under root/content."""
     content_dir = root / "content"
-    config, findings = load_config(content_dir / CONFIG_NAME, base_url)
+    config, findings = load_config(content_dir / CONFIG_NAME, base_url, f"content/{CONFIG_NAME}")
     found = Content(root, config, findings=findings)
     for path in sorted((content_dir / "manifests").glob("*.json")):
         _add(found, load_manifest(path, _shown(root, path)))

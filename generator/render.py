@@ -40,7 +40,7 @@ def template_dirs(root: Path) -> list[Path]:
 def yaml_scalar(value: str) -> str:
     """A YAML scalar that reads back as exactly this string: plain when safe, else double-quoted."""
     text = str(value)
-    if text and "\n" not in text and text == text.strip():
+    if text and text.isprintable() and text == text.strip():
         try:
             if yaml.load(f"k: {text}", Loader=_YAML_LOADER) == {"k": text}:
                 return text

@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Literal
 
 from ..body import Body
-from ..config import SiteConfig
-from ..models import Finding, ManifestFile, Story, StoryFile
+from ..config import SiteConfig, toml_line
+from ..models import Finding, ManifestFile, Page, Story, StoryFile
 
 Scope = Literal["load", "story", "body", "manifest", "site"]
 
@@ -50,6 +51,9 @@ class SiteIndex:
     bodies: dict[str, Body]
     broken: list[StoryFile] = field(default_factory=list)
     by_key: dict[str, Story] = field(default_factory=dict)
+    pages: list[Page] = field(default_factory=list)
+    config_path: str = "content/site.toml"
+    root: Path = Path(".")
 
     def __post_init__(self) -> None:
         for story in sorted(self.stories, key=lambda s: s.path):
@@ -70,7 +74,7 @@ def run_checks(site: SiteIndex, loaded: list[Finding] = ()) -> Report:
     """Run every enabled rule; apply [checks] severities; record which rules each story passed."""
     overrides = site.config.checks
     enabled = [r for r in RULES.values() if r.run is not None and overrides.get(r.code) != "off"]
-    findings = list(loaded)
+    findings = [*loaded, *unknown_codes(site)]
     for current in enabled:
         findings.extend(_run(current, site))
     findings = severities(findings, overrides)
@@ -80,6 +84,13 @@ def run_checks(site: SiteIndex, loaded: list[Finding] = ()) -> Report:
         for story in site.stories
     }
     return Report(sorted(set(findings)), passed)
+
+
+def unknown_codes(site: SiteIndex) -> list[Finding]:
+    """An unknown code in [checks] is a finding: a typo there must not leave a rule as it was."""
+    shown = site.config_path
+    return [Finding(shown, toml_line(site.root / shown, ("checks", code)), 1, "LP002",
+                    f"unknown rule code '{code}' in [checks]") for code in site.config.checks if code not in RULES]
 
 
 def _run(current: Rule, site: SiteIndex) -> Iterator[Finding]:
@@ -113,4 +124,5 @@ declare("LP003", "unknown front-matter field")
 declare("LP004", "an id is not a quoted string, or does not match the id pattern")
 declare("LP100", "a manifest file is not valid JSON or fails its schema")
 
-from . import citations, files, ledger, manifests, taxonomy  # noqa: E402,F401  (they register their rules)
+# importing the rule modules registers their rules
+from . import citations, files, ledger, links, manifests, related, repeats, taxonomy  # noqa: E402,F401

@@ -1,0 +1,117 @@
+"""LP060: every link is http, https, mailto or relative; markdown-it refuses the rest, so the source is searched."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from markdown_it import MarkdownIt, rules_inline
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+
+from ..body import SAFE_SCHEMES, link_is_safe
+from ..cites import cites_plugin
+from ..models import Finding
+from . import SiteIndex, rule
+
+_SCHEME_NAME = re.compile(r"^[a-z][a-z0-9+.-]*$")
+_ENTITY = re.compile(r"&#?\w+;")  # `&#106;avascript:` is javascript: to markdown-it
+_LINKS = ("link_open", "image")
+
+
+def _located(inner: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:
+    """Wrap an inline link rule so the token it pushes remembers where in the source it began."""
+
+    def run(state: StateInline, silent: bool) -> bool:
+        start, count = state.pos, len(state.tokens)
+        if not inner(state, silent):
+            return False
+        if not silent:
+            token = next((t for t in state.tokens[count:] if t.type in _LINKS and "at" not in t.meta), None)
+            if token is not None:
+                token.meta.update(at=start, inline=state.src[state.pos - 1] in ")>")
+        return True
+
+    return run
+
+
+def _scanner() -> MarkdownIt:
+    """The body parser's twin that accepts every link, so the refused ones can be seen."""
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    md.enable("table").use(cites_plugin)
+    for name in ("link", "image", "autolink"):
+        md.inline.ruler.at(name, _located(getattr(rules_inline, name)))
+    md.validateLink = lambda url: True  # type: ignore[method-assign]
+    return md
+
+
+SCANNER = _scanner()
+
+
+def refused_links(text: str, line_offset: int = 0) -> list[tuple[str, int, int]]:
+    """(url, file line, column) of each link, image, autolink or reference definition we would not render."""
+    schemes = {word for word in _before_colons(text) if _SCHEME_NAME.match(word)} - {"cites", *SAFE_SCHEMES}
+    if not schemes and not _ENTITY.search(text):
+        return []  # nothing could be refused: skip the second parse
+    env: dict = {}
+    tokens = SCANNER.parse(text, env)
+    lines = text.split("\n")
+    found = []
+    for token in (t for t in tokens if t.type == "inline"):
+        for child in token.children or []:
+            url = _url(child)
+            if url is not None:
+                found.append((url, *_place(token, child, lines, line_offset)))
+    for label in (*env.get("references", {}).values(), *env.get("duplicate_refs", [])):
+        if not link_is_safe(label["href"]):
+            found.append((label["href"], *_definition(label["map"][0], lines, line_offset)))
+    return sorted(found, key=lambda item: (item[1], item[2]))
+
+
+def _before_colons(text: str) -> set[str]:
+    """The lower-cased run of scheme characters before each ':' (colons are few, so this is quick)."""
+    found = set()
+    at = text.find(":")
+    while at != -1:
+        start = at
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] in "+.-"):
+            start -= 1
+        found.add(text[start:at].lower())
+        at = text.find(":", at + 1)
+    return found
+
+
+def _url(child: Token) -> str | None:
+    """The refused target of a link written in place (reference links are reported at their definition)."""
+    if child.type not in _LINKS or not child.meta.get("inline"):
+        return None
+    url = str(child.attrs.get("href" if child.type == "link_open" else "src", ""))
+    return None if link_is_safe(url) else url
+
+
+def _place(token: Token, child: Token, lines: list[str], offset: int) -> tuple[int, int]:
+    """File line and column of an offset into an inline token's content (which has no map of its own)."""
+    content, at = token.content, child.meta["at"]
+    row = (token.map[0] if token.map else 0) + content.count("\n", 0, at)
+    line_start = content.rfind("\n", 0, at) + 1
+    line_end = content.find("\n", at)
+    piece = content[line_start: line_end if line_end >= 0 else len(content)]
+    source = lines[row] if row < len(lines) else ""
+    return offset + row + 1, max(source.find(piece), 0) + at - line_start + 1
+
+
+def _definition(row: int, lines: list[str], offset: int) -> tuple[int, int]:
+    """A reference definition is reported where its `[label]:` starts."""
+    text = lines[row] if row < len(lines) else ""
+    return offset + row + 1, text.find("[") + 1
+
+
+@rule("LP060", "site", "a link with a scheme other than http, https, mailto, or a relative one")
+def link_schemes(site: SiteIndex) -> Iterator[Finding]:
+    sources = [*site.stories, *site.broken, *site.pages]
+    allowed = ", ".join(SAFE_SCHEMES)
+    for source in sorted(sources, key=lambda s: s.path):
+        for url, line, col in refused_links(source.body, source.body_line):
+            shown = url if len(url) <= 40 else url[:39] + "…"
+            yield Finding(source.path, line, col, "LP060",
+                          f"link to '{shown}' is not rendered: use {allowed}, or a relative link")

@@ -1,0 +1,16 @@
+"""LP05x: `related` names stories that exist."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from ..models import Finding, Story
+from . import SiteIndex, rule
+
+
+@rule("LP050", "story", "a related entry names no existing story", passes="its related stories exist")
+def related_exist(story: Story, site: SiteIndex) -> Iterator[Finding]:
+    for i, key in enumerate(story.meta.related or []):
+        if key not in site.by_key:
+            yield story.source.finding(("related", i), "LP050", f"related story '{key}' does not exist "
+                                       "(expected YYYY-MM-DD/slug of a story in content/stories)")

@@ -1,0 +1,22 @@
+"""LP040: a story does not repeat one published shortly before it."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+
+from ..models import Finding
+from ..similarity import Dated, repeats
+from . import SiteIndex, rule
+
+
+@rule("LP040", "site", "the story repeats a recent story", passes="the story does not repeat a recent story")
+def repeated_stories(site: SiteIndex) -> Iterator[Finding]:
+    config = site.config
+    by_path = {story.path: story for story in site.stories}
+    bodies = [Dated(story.path, story.meta.published, story.body) for story in site.stories]
+    window = dt.timedelta(days=config.duplicate_window_days)
+    for found in repeats(bodies, config.duplicate_threshold, window):
+        yield by_path[found.later].source.finding(
+            ("title",), "LP040", f"repeats {found.earlier} (similarity {found.score:.2f}, "
+                                 f"threshold {config.duplicate_threshold:g})")

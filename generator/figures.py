@@ -1,0 +1,45 @@
+"""Figures in prose (SPEC LP031): the numbers a reader would check against a source."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+
+_NUMBER = re.compile(r"""
+    (?=[$€£\d])                               # a cheap first test at each position
+    (?P<sign>[$€£])?
+    (?<!\w)(?<!\w[-.,/])                      # not inside a word: B300, NVFP4, GPT-4, v1.2
+    (?P<core>\d{1,3}(?:,\d{3})+(?:\.\d+)?     # 33,540 or 1,250.5
+            |\d+(?:\.\d+)?)                   # 2026 or 1.39
+    (?![.,]?\d)                               # the whole number, not a run of parts: 1.2.3
+    (?P<suffix>%|×|(?:x|bn|mn|tn|[kmbtKMBT])(?![^\W_]))?
+    (?![^\W\d_]+\d)                           # not followed by letters then a digit: 4A4, 3x3
+""", re.VERBOSE)
+_SIGNS = frozenset("%$€£x×")
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A number as written, where it starts in its text, and its value for comparing."""
+
+    text: str
+    offset: int
+    core: Decimal
+    qualifies: bool = True
+
+
+def numbers(text: str) -> list[Figure]:
+    """Every number not part of a word, figure or not (a claim's '9 to 2' still states 9)."""
+    found = []
+    for match in _NUMBER.finditer(text):
+        core = match["core"]
+        marks = {match["sign"], match["suffix"]} & _SIGNS
+        qualifies = bool(marks) or "." in core or "," in core or sum(c.isdigit() for c in core) >= 3
+        found.append(Figure(match[0], match.start(), Decimal(core.replace(",", "")), qualifies))
+    return found
+
+
+def figures(text: str) -> list[Figure]:
+    """The figures in text: three or more digits, a decimal point or thousands separator, or a %, $, €, £, x, ×."""
+    return [number for number in numbers(text) if number.qualifies]

@@ -1,0 +1,53 @@
+"""LP060: links we refuse to render are reported where they are written; the ones we render pass."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from generator.body import parse_body
+from generator.build import check_site
+from generator.checks import SiteIndex
+from generator.checks.links import link_schemes, refused_links
+from generator.load import load_content
+from tests.conftest import STORY, STORY_PATH, base_files, write_tree
+
+
+def test_every_form_of_refused_link_is_found_at_its_place():
+    text = ("[a](javascript:alert(1)) and ![b](data:image/png;base64,xx)\n"
+            "| k | v |\n|---|---|\n| x | <vbscript:run> |\n\n"
+            "> - quoted [c][ref] item\n\n"
+            "[ref]: file:///etc/passwd\n")
+    assert refused_links(text, 10) == [("javascript:alert(1)", 11, 1), ("data:image/png;base64,xx", 11, 30),
+                                       ("vbscript:run", 14, 7), ("file:///etc/passwd", 18, 1)]
+
+
+def test_links_we_render_are_not_reported():
+    text = ("[a](https://x.org) [b](http://x.org) [c](mailto:a@b.org) <mailto:a@b.org> <https://x.org>\n"
+            "[d](/rel/) [e](../up/) [f](#anchor) [g](page.html) ![h](/img.png) [i][j] Note: 10:30. [cites: m1]\n\n"
+            "[j]: https://x.org/ref\n")
+    assert refused_links(text) == []
+
+
+def test_an_encoded_scheme_is_still_found():
+    assert refused_links("[a](&#106;avascript:alert(1)) [cites: m1]\n") == [("javascript:alert(1)", 1, 1)]
+
+
+def test_a_link_on_a_later_line_of_a_paragraph():
+    assert refused_links("First line,\n  then [x](javascript:y) here.\n", 4) == [("javascript:y", 6, 8)]
+
+
+def test_relative_and_mailto_links_pass_the_check(tmp_path: Path):
+    story = STORY.replace("on a 9 to 2 vote.", "on a 9 to 2 vote ([minutes](/pages/minutes/), "
+                                                  "[ask us](mailto:desk@test.example.org)).")
+    root = write_tree(tmp_path, {**base_files(), STORY_PATH: story})
+    assert [str(f) for f in check_site(root).findings] == []
+
+
+def test_pages_are_checked_too(tmp_path: Path):
+    files = {**base_files(), "content/pages/about.md": '---\ntitle: "About"\n---\n\nWrite to [us](javascript:x).\n'}
+    content = load_content(write_tree(tmp_path, files))
+    bodies = {s.path: parse_body(s.body, s.body_line) for s in content.stories}
+    index = SiteIndex(content.config, content.manifests, content.stories, bodies, content.broken, pages=content.pages)
+    assert [str(f) for f in link_schemes(index)] == [
+        "content/pages/about.md:5:10: LP060 link to 'javascript:x' is not rendered: use http, https, mailto, "
+        "or a relative link"]

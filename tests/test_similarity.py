@@ -1,0 +1,143 @@
+"""Shingles, exact Jaccard, the LSH candidate index, repeated stories and computed related stories."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+
+import numpy as np
+
+from generator.body import parse_body
+from generator.load import load_content
+from generator.similarity import (
+    CandidateIndex, Dated, bands, fingerprints, jaccard, related_keys, repeats, shingles, words,
+)
+from tests.conftest import base_files, write_tree
+
+FERRY = """\
+## The plan
+
+The council voted 9 to 2 on Tuesday night to build a bus corridor along Ferry Road, with lanes reserved for
+buses at peak hours and new shelters at every stop. [cites: m1]
+
+Supporters said the corridor would cut ten minutes from the trip between the harbour and the hospital, and
+that the buses on the route are already the most crowded in the city. [cites: m1]
+
+## What comes next
+
+Works are due to start in the spring, after a consultation with the shops along the road, which fear that
+fewer parking spaces will mean fewer customers. [cites: m2]
+
+- The council will publish the final design before the consultation opens. [cites: m2]
+- Two members voted against, citing the cost of moving the water mains under the road. [cites: m1]
+"""
+
+FERRY_EDITED = FERRY.replace(
+    "Supporters said the corridor would cut ten minutes from the trip between the harbour and the hospital",
+    "Those in favour argued the corridor would save ten minutes between the harbour and the hospital")
+
+FERRY_OTHER = """\
+## The shops
+
+Shop owners on Ferry Road asked the council on Monday for a hardship fund to carry them through the months
+when the bus lanes are built, saying that trade fell by a third the last time the road was dug up. [cites: m3]
+
+The council's transport committee said it would consider the request, but that any fund would have to be
+paid for from the corridor's own budget rather than from new borrowing. [cites: m3]
+
+- The traders' association collected signatures from forty businesses. [cites: m3]
+- A decision is expected before the works begin in the spring. [cites: m2]
+"""
+
+NOON = dt.datetime(2026, 11, 20, 12, tzinfo=dt.timezone.utc)
+
+
+def test_words_drop_cite_markers_and_markdown_and_case():
+    assert words("## The Vote\n\n**Nine** to 2 [cites: 123, 456] — [link](https://x.org).") == [
+        "the", "vote", "nine", "to", "2", "link", "https", "x", "org"]
+
+
+def test_shingles_are_distinct_stable_and_short_text_is_one_shingle():
+    assert shingles("a b c d e f").size == 2
+    assert shingles("a b c d e a b c d e").size == 5
+    assert shingles("just three words").size == 1
+    assert shingles("").size == 0
+    assert np.array_equal(shingles(FERRY), shingles(FERRY))
+    assert np.array_equal(shingles(FERRY), shingles(FERRY.replace("[cites: m1]", "[cites: other]")))
+
+
+def test_jaccard_is_exact():
+    a, b = shingles("one two three four five six"), shingles("one two three four five seven")
+    assert jaccard(a, b) == 1 / 3
+    assert jaccard(a, a) == 1.0 and jaccard(a, shingles("")) == 0.0
+
+
+def test_bands_find_a_pair_at_the_threshold_almost_surely():
+    count, rows = bands(0.6)
+    assert count * rows <= 128 and 1 - (1 - 0.6 ** rows) ** count >= 0.999
+
+
+def test_candidate_index_finds_the_near_copy_and_not_the_other_story():
+    sets = fingerprints([FERRY, FERRY_OTHER, FERRY_EDITED, ""])
+    index = CandidateIndex(sets, 0.6)
+    assert index.near(0) == [2] and index.near(2) == [0]
+    assert index.near(1) == [] and index.near(3) == []
+
+
+def test_a_lightly_edited_copy_repeats_the_story():
+    items = [Dated("a.md", NOON, FERRY), Dated("b.md", NOON + dt.timedelta(days=2), "## New title\n\n" + FERRY_EDITED)]
+    [found] = repeats(items, 0.6, dt.timedelta(days=7))
+    assert (found.later, found.earlier) == ("b.md", "a.md")
+    assert found.score == jaccard(shingles(FERRY), shingles("## New title\n\n" + FERRY_EDITED)) and found.score >= 0.6
+
+
+def test_a_different_story_on_the_same_topic_is_not_a_repeat():
+    items = [Dated("a.md", NOON, FERRY), Dated("b.md", NOON + dt.timedelta(days=1), FERRY_OTHER)]
+    assert repeats(items, 0.6, dt.timedelta(days=7)) == []
+    assert jaccard(shingles(FERRY), shingles(FERRY_OTHER)) < 0.05
+
+
+def test_only_the_window_before_the_later_story_counts():
+    window = dt.timedelta(days=7)
+    late = [Dated("a.md", NOON, FERRY), Dated("b.md", NOON + dt.timedelta(days=7, seconds=1), FERRY)]
+    assert repeats(late, 0.6, window) == []
+    edge = [Dated("b.md", NOON + window, FERRY), Dated("a.md", NOON, FERRY)]
+    assert [(r.later, r.earlier, r.score) for r in repeats(edge, 0.6, window)] == [("b.md", "a.md", 1.0)]
+    same_time = [Dated("b.md", NOON, FERRY), Dated("a.md", NOON, FERRY)]
+    assert [(r.later, r.earlier) for r in repeats(same_time, 0.6, window)] == [("b.md", "a.md")]
+
+
+def _story(title: str, day: int, newsroom: str, manifests: list[str], body: str) -> str:
+    ledger = "".join(f'  - manifest: "{m}"\n    claims: ["c{m}"]\n' for m in manifests)
+    return (f'---\ntitle: "{title}"\ndescription: "d"\npublished: 2026-11-{day:02d}T10:00:00Z\n'
+            f"newsroom: {newsroom}\nbeat: policy\ntrust: reported\nledger:\n{ledger}---\n\n{body}")
+
+
+def _related(tmp_path: Path, stories: dict[str, str], **options) -> dict[str, list[str]]:
+    files = {**base_files(), **{f"content/stories/{path}.md": text for path, text in stories.items()}}
+    content = load_content(write_tree(tmp_path, files))
+    bodies = {s.path: parse_body(s.body, s.body_line) for s in content.stories}
+    return related_keys(content.stories, bodies, **options)
+
+
+def test_related_stories_share_manifests_or_text_same_newsroom_first(tmp_path: Path):
+    found = _related(tmp_path, {
+        "2026-11-18/a": _story("A", 18, "city", ["m1"], "Alpha story. [cites: m1]\n"),
+        "2026-11-19/b": _story("B", 19, "science", ["m1", "m2"], "Beta story. [cites: m1, m2]\n"),
+        "2026-11-19/c": _story("C", 19, "city", ["m9"], FERRY.replace("m2", "m9").replace("m1", "m9")),
+        "2026-11-20/d": _story("D", 20, "city", ["m1", "m2"], FERRY_EDITED),
+        "2026-11-20/e": _story("E", 20, "city", ["m7"], "Unrelated. [cites: m7]\n"),
+    })
+    assert found["2026-11-20/d"] == ["2026-11-19/c", "2026-11-18/a", "2026-11-19/b"]
+    assert found["2026-11-19/b"] == ["2026-11-18/a"]
+    assert found["2026-11-18/a"] == [] and found["2026-11-20/e"] == []
+
+
+def test_related_keys_are_limited_deterministic_and_can_look_forward(tmp_path: Path):
+    stories = {f"2026-11-{day:02d}/s{day}": _story(f"S{day}", day, "city", ["m1"], f"Story {day}. [cites: m1]\n")
+               for day in range(10, 17)}
+    found = _related(tmp_path / "one", stories)
+    assert found == _related(tmp_path / "two", stories)
+    assert found["2026-11-16/s16"] == ["2026-11-10/s10", "2026-11-11/s11", "2026-11-12/s12", "2026-11-13/s13"]
+    both = _related(tmp_path / "three", stories, limit=2, earlier_only=False)
+    assert both["2026-11-10/s10"] == ["2026-11-11/s11", "2026-11-12/s12"]
