@@ -11,10 +11,13 @@ from jinja2 import TemplateError
 
 from .body import Body, parse_body
 from .checks import Report, SiteIndex, run_checks
+from .config import CONFIG_NAME
 from .load import Content, load_content
 from .models import Finding, Story
 from .render import Renderer, template_dirs
-from .site import manifest_outputs, site_outputs
+from .feeds import feed_outputs
+from .search import search_index
+from .site import manifest_outputs, site_outputs, sitemap_outputs
 from .view import StoryView, related_views, story_view
 
 
@@ -50,7 +53,8 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None) -> 
     if content.config is None:
         return Checked(content, None, Report(sorted(content.findings), {}))
     bodies: dict[str, Body] = {s.path: parse_body(s.body, s.body_line) for s in [*content.stories, *content.broken]}
-    index = SiteIndex(content.config, content.manifests, content.stories, bodies, content.broken)
+    index = SiteIndex(content.config, content.manifests, content.stories, bodies, content.broken,
+                      pages=content.pages, config_path=f"content/{CONFIG_NAME}", root=root)
     return Checked(content, index, run_checks(index, content.findings))
 
 
@@ -79,10 +83,17 @@ def _render(root: Path, checked: Checked, result: BuildResult) -> None:
     for view, story in zip(views, sorted(index.stories, key=lambda s: s.path)):
         for suffix, text in renderer.story(view).items():
             _add(result, sources, f"stories/{story.key}/index.{suffix}", text, story.path)
-    for path, data, source in site_outputs(views, checked.content.pages, renderer, config):
+    for path, data, source in [*site_outputs(views, checked.content.pages, renderer, config),
+                               *feed_outputs(views, renderer, config)]:
         _add(result, sources, path, data, source)
     for path, data, source in manifest_outputs(index.manifests, views, renderer, config):
         _add(result, sources, path, data, source)
+    for path, data, source in sitemap_outputs(views, result.files, renderer, config):
+        _add(result, sources, path, data, source)
+    search = search_index(result.files)
+    for path, data in search.files.items():
+        _add(result, sources, path, data, "generator/search.py")
+    result.findings = [*result.findings, *search.notes]
     result.stories = len(views)
     result.pages = sum(path.endswith(".html") for path in result.files) - len(views)
 

@@ -1,17 +1,28 @@
-"""Site-wide outputs built from story views: the front page, plain pages, the schema, the stylesheet."""
+"""Site-wide outputs built from story views: the front page, editions, newsroom and beat pages, plain pages, data."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from itertools import groupby
 
 from .body import render_markdown
 from .config import SiteConfig
 from .models import ManifestFile, Page
 from .render import Renderer, builtin_templates
-from .view import StoryView, manifest_view
+from .view import StoryView, Term, manifest_view
 
 SCHEMA_PATH = "schema/story.schema.json"
+SEARCH_PATH = "/search/"
+NOT_IN_SITEMAP = ("404.html", SEARCH_PATH.lstrip("/") + "index.html")
+NEWS_WINDOW = dt.timedelta(hours=48)
+NEWS_LIMIT = 1000
+EPOCH = "1970-01-01T00:00:00Z"
+SITE_TOML = "content/site.toml"  # the source that site-wide outputs are reported against
+
+Output = tuple[str, str | bytes, str]
 
 
 def newest_first(views: list[StoryView]) -> list[StoryView]:
@@ -26,22 +37,207 @@ def story_schema(config: SiteConfig) -> dict:
             **schema}
 
 
+@dataclass(frozen=True)
+class Edition:
+    """The stories published in one edition (an hour, `YYYY-MM-DDTHH`), newest first."""
+
+    id: str
+    label: str
+    path: str
+    stories: list[StoryView]
+
+
+@dataclass(frozen=True)
+class Pager:
+    """Where one page of a paginated list sits: its number, the count, and its neighbours' paths."""
+
+    number: int
+    count: int
+    prev: str | None
+    next: str | None
+
+
+@dataclass(frozen=True)
+class Listing:
+    """One list page (a newsroom, a beat or an edition): what list.html renders."""
+
+    kind: str
+    term: Term
+    title: str
+    description: str
+    path: str
+    stories: list[StoryView]
+    pager: Pager | None
+    feeds: bool = False
+
+
+def editions(views: list[StoryView]) -> list[Edition]:
+    """Stories grouped by edition, the newest edition first."""
+    ordered = sorted(newest_first(views), key=lambda view: view.edition, reverse=True)
+    return [Edition(key, edition_label(key), f"/editions/{key}/", newest_first(list(group)))
+            for key, group in groupby(ordered, key=lambda view: view.edition)]
+
+
+def edition_label(edition: str) -> str:
+    """2026-11-27T10 -> 2026-11-27 10:00 UTC, the way every other time on the site reads."""
+    return f"{edition[:10]} {edition[11:13]}:00 UTC"
+
+
+def front_editions(all_editions: list[Edition], page_size: int) -> list[Edition]:
+    """Whole editions, newest first, until page_size stories are on the front page (always at least one)."""
+    shown: list[Edition] = []
+    for edition in all_editions:
+        if shown and sum(len(e.stories) for e in shown) + len(edition.stories) > page_size:
+            break
+        shown.append(edition)
+    return shown
+
+
+def paginate(stories: list[StoryView], path: str, page_size: int) -> list[tuple[str, list[StoryView], Pager]]:
+    """(page path, its stories, pager) for path, path + 'page/2/', ...; an empty list still has page 1."""
+    chunks = [stories[i:i + page_size] for i in range(0, len(stories), page_size)] or [[]]
+    paths = [path if n == 1 else f"{path}page/{n}/" for n in range(1, len(chunks) + 1)]
+    return [(paths[i], chunk, Pager(i + 1, len(chunks), paths[i - 1] if i else None,
+                                    paths[i + 1] if i + 1 < len(chunks) else None))
+            for i, chunk in enumerate(chunks)]
+
+
+def term_listings(views: list[StoryView], config: SiteConfig, kind: str) -> Iterator[Listing]:
+    """Every page of every declared newsroom (kind 'newsroom') or beat (kind 'beat'), in declaration order."""
+    names = config.newsrooms if kind == "newsroom" else config.beats
+    ordered = newest_first(views)
+    for slug, name in names.items():
+        term = Term(slug=slug, name=name, url=config.url(f"/{kind}s/{slug}/"))
+        mine = [view for view in ordered if getattr(view, kind).slug == slug]
+        description = (f"Every story from the {name} newsroom, newest first." if kind == "newsroom"
+                       else f"Every story on the {name} beat, newest first.")
+        for path, chunk, pager in paginate(mine, f"/{kind}s/{slug}/", config.page_size):
+            yield Listing(kind, term, name, description, path, chunk, pager, feeds=kind == "newsroom")
+
+
+def term_counts(views: list[StoryView], config: SiteConfig, kind: str) -> list[tuple[Term, int]]:
+    """Each declared newsroom or beat with its number of stories, in declaration order."""
+    names = config.newsrooms if kind == "newsroom" else config.beats
+    return [(Term(slug=slug, name=name, url=config.url(f"/{kind}s/{slug}/")),
+             sum(getattr(view, kind).slug == slug for view in views)) for slug, name in names.items()]
+
+
+def edition_listings(all_editions: list[Edition], config: SiteConfig) -> Iterator[Listing]:
+    for edition in all_editions:
+        term = Term(slug=edition.id, name=edition.label, url=config.url(edition.path))
+        count = len(edition.stories)
+        description = f"The {edition.label} edition of {config.title}: {count} stor{'y' if count == 1 else 'ies'}."
+        yield Listing("edition", term, f"Edition of {edition.label}", description, edition.path, edition.stories,
+                      None)
+
+
+def stories_data(views: list[StoryView], config: SiteConfig) -> dict:
+    """stories.json: every story's metadata and the URLs of its three variants, newest first."""
+    keep = ("title", "description", "slug", "url", "published", "updated", "edition", "newsroom", "beat", "trust",
+            "source_count", "cited_manifest_ids", "links")
+    return {"title": config.title, "home_page_url": config.url("/"), "url": config.url("/stories.json"),
+            "language": config.language, "count": len(views),
+            "stories": [view.model_dump(mode="json", by_alias=True, include=set(keep)) for view in newest_first(views)]}
+
+
 def site_outputs(views: list[StoryView], pages: list[Page], renderer: Renderer,
-                 config: SiteConfig) -> Iterator[tuple[str, str | bytes, str]]:
-    """(output path, content, source path) for every file that is not a story variant."""
-    yield "index.html", renderer.render("index.html", stories=newest_first(views)), "content/site.toml"
+                 config: SiteConfig) -> Iterator[Output]:
+    """(output path, content, source path) for every file that is not a story variant, feed, sitemap or index."""
+    all_editions = editions(views)
+    yield "index.html", renderer.render("index.html", editions=front_editions(all_editions, config.page_size),
+                                        pages=_page_links(pages), newsrooms=term_counts(views, config, "newsroom"),
+                                        beats=term_counts(views, config, "beat")), SITE_TOML
+    yield "editions/index.html", renderer.render("editions.html", editions=all_editions), SITE_TOML
+    listings = [*edition_listings(all_editions, config), *term_listings(views, config, "newsroom"),
+                *term_listings(views, config, "beat")]
+    for listing in listings:
+        yield listing.path.lstrip("/") + "index.html", renderer.render("list.html", listing=listing), SITE_TOML
+    yield "stories.json", json.dumps(stories_data(views, config), indent=2, ensure_ascii=False) + "\n", SITE_TOML
     yield SCHEMA_PATH, json.dumps(story_schema(config), indent=2, ensure_ascii=False) + "\n", "generator/view.py"
     yield "style.css", _stylesheet(renderer), "templates/style.css"
+    yield "404.html", renderer.render("404.html", pages=_page_links(pages)), "templates/404.html"
+    yield SEARCH_PATH.lstrip("/") + "index.html", renderer.render("search.html", path=SEARCH_PATH), \
+        "templates/search.html"
+    yield "robots.txt", robots_txt(config), SITE_TOML
     for page in sorted(pages, key=lambda p: p.url_path):
         context = {"title": page.meta.title, "description": page.meta.description, "path": page.url_path,
                    "html": render_markdown(page.body)}
         yield page.url_path.lstrip("/") + "index.html", renderer.render("page.html", page=context), page.path
 
 
+def _page_links(pages: list[Page]) -> list[dict[str, str]]:
+    return [{"title": page.meta.title, "path": page.url_path} for page in sorted(pages, key=lambda p: p.url_path)]
+
+
+def robots_txt(config: SiteConfig) -> str:
+    return (f"User-agent: *\nAllow: /\n\nSitemap: {config.url('/sitemap.xml')}\n"
+            f"Sitemap: {config.url('/news-sitemap.xml')}\n")
+
+
 def _stylesheet(renderer: Renderer) -> bytes:
     """The site's own style.css if it has one, else ours (through the same loader, not rendered)."""
     source, _, _ = renderer.env.loader.get_source(renderer.env, "style.css")
     return source.encode("utf-8") if source else (builtin_templates() / "style.css").read_bytes()
+
+
+def _moment(value: str) -> dt.datetime:
+    """An ISO date or date-time from a view as an aware datetime (a bare date is its midnight, UTC)."""
+    if len(value) == 10:
+        return dt.datetime.fromisoformat(value).replace(tzinfo=dt.timezone.utc)
+    return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
+def modified(view: StoryView) -> str:
+    """When a story last changed, as a UTC date-time: its `updated`, never before it was published."""
+    moment = max(_moment(view.updated), _moment(view.published))
+    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def sitemap_outputs(views: list[StoryView], files: Mapping[str, bytes], renderer: Renderer,
+                    config: SiteConfig) -> list[Output]:
+    """sitemap.xml (every HTML page with its lastmod) and news-sitemap.xml (the last 48 hours of stories)."""
+    lastmods = page_lastmods(views, files)
+    urls = [{"loc": config.url("/" + path.removesuffix("index.html")), "lastmod": lastmods[path]}
+            for path in sorted(lastmods)]
+    return [("sitemap.xml", renderer.render("sitemap.xml", urls=urls), SITE_TOML),
+            ("news-sitemap.xml", renderer.render("news-sitemap.xml", stories=news_stories(views),
+                                                 language=news_language(config.language)), SITE_TOML)]
+
+
+def news_language(language: str) -> str:
+    """Google News wants an ISO 639 code ('en' for 'en-GB'); Chinese alone keeps its script: zh-cn, zh-tw."""
+    code = language.lower()
+    return code if code in ("zh-cn", "zh-tw") else code.split("-")[0]
+
+
+def page_lastmods(views: list[StoryView], files: Mapping[str, bytes]) -> dict[str, str]:
+    """{output path: lastmod} for every HTML page worth indexing: the newest change among the stories it shows
+    (a list page: its whole newsroom, beat or edition; a manifest page: the stories citing it; others: the site)."""
+    newest: dict[tuple[str, str], str] = {}
+    for view in views:
+        changed = modified(view)
+        keys = [("stories", view.path), ("newsrooms", view.newsroom.slug), ("beats", view.beat.slug),
+                ("editions", view.edition), *(("manifests", i) for i in view.cited_manifest_ids)]
+        for key in keys:
+            newest[key] = max(newest.get(key, changed), changed)
+    site_wide = max(newest.values(), default=EPOCH)
+    lastmods = {}
+    for path in files:
+        if not path.endswith(".html") or path in NOT_IN_SITEMAP:
+            continue
+        parts = path.split("/")
+        key = ("stories", "/" + path.removesuffix("index.html")) if parts[0] == "stories" else tuple(parts[:2])
+        lastmods[path] = newest.get(key, site_wide)
+    return lastmods
+
+
+def news_stories(views: list[StoryView]) -> list[StoryView]:
+    """Stories published in the 48 hours up to the newest story, newest first, at most 1,000."""
+    ordered = newest_first(views)
+    if not ordered:
+        return []
+    start = _moment(ordered[0].published) - NEWS_WINDOW
+    return [view for view in ordered if _moment(view.published) >= start][:NEWS_LIMIT]
 
 
 def manifest_outputs(manifests: dict[str, ManifestFile], views: list[StoryView], renderer: Renderer,
