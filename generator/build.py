@@ -17,6 +17,7 @@ from .models import Finding, Story
 from .render import Renderer, template_dirs
 from .feeds import feed_outputs
 from .search import search_index
+from .similarity import related_keys
 from .site import manifest_outputs, site_outputs, sitemap_outputs
 from .view import StoryView, related_views, story_view
 
@@ -78,9 +79,12 @@ def _render(root: Path, checked: Checked, result: BuildResult) -> None:
     index = checked.index
     config = index.config
     renderer = Renderer(root, config)
-    views = [_view(story, index, checked.report) for story in sorted(index.stories, key=lambda s: s.path)]
+    stories = sorted(index.stories, key=lambda s: s.path)
+    unset = [story for story in stories if story.meta.related is None]
+    computed = related_keys(index.stories, index.bodies) if unset else {}
+    views = [_view(story, index, checked.report, computed) for story in stories]
     sources: dict[str, str] = {}
-    for view, story in zip(views, sorted(index.stories, key=lambda s: s.path)):
+    for view, story in zip(views, stories):
         for suffix, text in renderer.story(view).items():
             _add(result, sources, f"stories/{story.key}/index.{suffix}", text, story.path)
     for path, data, source in [*site_outputs(views, checked.content.pages, renderer, config),
@@ -98,8 +102,10 @@ def _render(root: Path, checked: Checked, result: BuildResult) -> None:
     result.pages = sum(path.endswith(".html") for path in result.files) - len(views)
 
 
-def _view(story: Story, index: SiteIndex, report: Report) -> StoryView:
-    related = related_views(story.meta.related or [], index.by_key, index.config)
+def _view(story: Story, index: SiteIndex, report: Report, computed: dict[str, list[str]]) -> StoryView:
+    """The story's view; `related` from its front matter, else the computed most similar earlier stories."""
+    keys = story.meta.related if story.meta.related is not None else computed.get(story.key, [])
+    related = related_views(keys, index.by_key, index.config)
     return story_view(story, index.bodies[story.path], index.manifests, index.config, related,
                       report.passed.get(story.path, []))
 

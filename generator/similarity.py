@@ -4,6 +4,9 @@ large archive is never compared pair by pair (LP040 repeated stories, computed r
 from __future__ import annotations
 
 import bisect
+import heapq
+import math
+from collections import Counter
 import datetime as dt
 import hashlib
 import re
@@ -137,21 +140,51 @@ def repeats(items: Sequence[Dated], threshold: float, window: dt.timedelta) -> l
 
 def related_keys(stories: Sequence[Story], bodies: Mapping[str, Body], limit: int = 4,
                  earlier_only: bool = True) -> dict[str, list[str]]:
-    """Story key -> up to `limit` keys of the stories most like it (text Jaccard plus the Jaccard of
-    cited manifests), same newsroom first, then score, then key; only earlier stories by default."""
+    """Story key -> up to `limit` keys of the stories most like it: shared distinctive words, shared
+    passages and shared manifests; same newsroom first, then score, then key; earlier stories only by
+    default (as Hugo's related content), so a new story never changes what older pages list."""
     order = _unique_by_key(stories)
     sets = fingerprints(story.body for story in order)
+    terms = top_terms([story.body for story in order])
     cited = [_cited(story, bodies.get(story.path)) for story in order]
     index = CandidateIndex(sets, RELATED_THRESHOLD, RELATED_RECALL)
     sharing = _sharing(cited, earlier_only)
+    topical = _sharing(terms, earlier_only, TERM_NEIGHBOURS)
+    keys = [story.key for story in order]
     related: dict[str, list[str]] = {}
     for i, story in enumerate(order):
-        others = {j for j in (*index.near(i), *sharing[i]) if j < i or not earlier_only}
-        ranked = sorted((order[j].meta.newsroom != story.meta.newsroom,
-                         -(jaccard(sets[i], sets[j]) + _overlap(cited[i], cited[j])), order[j].key)
-                        for j in others)
-        related[story.key] = [key for _, _, key in ranked[:limit]]
+        near = set(index.near(i))  # only these share enough passages for the exact Jaccard to matter
+        others = {j for j in (*near, *sharing[i], *topical[i]) if j != i and (j < i or not earlier_only)}
+        scored = [(order[j].meta.newsroom != story.meta.newsroom,
+                   -(_overlap(terms[i], terms[j]) + _overlap(cited[i], cited[j])
+                     + (jaccard(sets[i], sets[j]) if j in near else 0.0)),
+                   keys[j]) for j in others]
+        related[keys[i]] = [key for _, score, key in sorted(scored) if score < 0][:limit]
     return related
+
+
+_STOP = frozenset("""about above after again against also among because been before being below between both
+could does doing down during each from further have having here into itself just more most much must only other
+over same says said should since some such than that their them then there these they this those through under
+until very were what when where which while whom will with would your years year""".split())
+TOP_TERMS = 24
+TERM_NEIGHBOURS = 8       # per distinctive word, the stories nearest in time that count as candidates
+_TERM = re.compile(r"[^\W\d_]{4,}")
+
+
+def top_terms(texts: Sequence[str], size: int = TOP_TERMS) -> list[frozenset[str]]:
+    """Each text's most distinctive words by tf-idf (words of four letters or more, no stop words)."""
+    counted = [Counter(_TERM.findall(CITE.sub(" ", text).lower())) for text in texts]
+    for counts in counted:
+        for word in _STOP.intersection(counts):
+            del counts[word]
+    documents = Counter(word for counts in counted for word in counts)
+    idf = {word: math.log(len(texts) / df) for word, df in documents.items() if df < len(texts)}
+    ranked = []
+    for counts in counted:
+        weighted = [(count * idf[word], word) for word, count in counts.items() if word in idf]
+        ranked.append(frozenset(word for _, word in heapq.nlargest(size, weighted)))
+    return ranked
 
 
 def _unique_by_key(stories: Sequence[Story]) -> list[Story]:
@@ -167,8 +200,8 @@ def _cited(story: Story, body: Body | None) -> frozenset[str]:
     return frozenset((*in_body, *(i for fact in story.meta.key_facts for i in fact.cites)))
 
 
-def _sharing(cited: list[frozenset[str]], earlier_only: bool) -> list[set[int]]:
-    """Per story, the stories citing one of its manifests: at most NEIGHBOURS nearest in time per manifest."""
+def _sharing(cited: list[frozenset[str]], earlier_only: bool, neighbours: int = NEIGHBOURS) -> list[set[int]]:
+    """Per story, the stories sharing one of its items (manifests, words): the `neighbours` nearest in time per item."""
     citing: dict[str, list[int]] = {}
     for position, ids in enumerate(cited):
         for manifest_id in sorted(ids):
@@ -178,9 +211,9 @@ def _sharing(cited: list[frozenset[str]], earlier_only: bool) -> list[set[int]]:
         for manifest_id in ids:
             stories = citing[manifest_id]
             at = bisect.bisect_left(stories, position)
-            sharing[position].update(stories[max(0, at - NEIGHBOURS): at])
+            sharing[position].update(stories[max(0, at - neighbours): at])
             if not earlier_only:
-                sharing[position].update(stories[at + 1: at + 1 + NEIGHBOURS])
+                sharing[position].update(stories[at + 1: at + 1 + neighbours])
     return sharing
 
 

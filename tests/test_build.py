@@ -134,3 +134,23 @@ def test_base_url_override(site: Path):
     result = build_site(site, base_url="http://127.0.0.1:8000")
     md = result.files["stories/2026-11-21/council-funds-the-quay-street-busway/index.md"].decode()
     assert "url: http://127.0.0.1:8000/stories/2026-11-21/council-funds-the-quay-street-busway/" in md
+
+
+def test_related_is_computed_when_absent_and_kept_when_given(site: Path):
+    later = (site / "content/stories/2026-11-21/council-funds-the-quay-street-busway.md").read_text()
+    later = (later.replace('title: "Council funds the Quay Street busway"', 'title: "Quay Street busway works begin"')
+             .replace("2026-11-21T10:30:00Z", "2026-11-22T10:30:00Z")
+             .replace("The council approved a busway budget", "Crews began digging for the busway funded with a budget")
+             .replace("Ridership on the street's buses rose", "Bus ridership on Quay Street rose"))
+    (site / "content/stories/2026-11-22").mkdir()
+    (site / "content/stories/2026-11-22/quay-street-busway-works-begin.md").write_text(later)
+    result = build_site(site)
+    assert result.ok, [str(f) for f in result.findings]
+    newer = json.loads(result.files["stories/2026-11-22/quay-street-busway-works-begin/index.json"])
+    older = json.loads(result.files["stories/2026-11-21/council-funds-the-quay-street-busway/index.json"])
+    assert [r["key"] for r in newer["related"]] == ["2026-11-21/council-funds-the-quay-street-busway"]
+    assert older["related"] == []  # only earlier stories, as Hugo's related content
+    given = later.replace("unresolved:", 'related: []\nunresolved:')
+    (site / "content/stories/2026-11-22/quay-street-busway-works-begin.md").write_text(given)
+    again = json.loads(build_site(site).files["stories/2026-11-22/quay-street-busway-works-begin/index.json"])
+    assert again["related"] == []
