@@ -46,7 +46,7 @@ def run(published: list[dt.datetime], texts: list[str]) -> dict[str, float]:
     began = time.perf_counter()
     sets = fingerprints(texts)
     shingled = time.perf_counter()
-    index = CandidateIndex(sets, THRESHOLD)
+    index = CandidateIndex.of_sets(sets, THRESHOLD)
     indexed = time.perf_counter()
     candidates = found = 0
     for later in range(len(texts)):

@@ -12,14 +12,16 @@ from jinja2 import TemplateError
 from .body import Body, parse_body
 from .checks import Report, SiteIndex, run_checks
 from .config import CONFIG_NAME
-from .load import Content, load_content
-from .models import Finding, Story
+from .load import Content, add_story, load_content, load_story, story_files
+from .models import Finding, Story, StoryFile
+from .workers import Progress, workers
 from .render import Renderer, template_dirs
 from .feeds import feed_outputs
 from .search import search_index
-from .similarity import related_keys
+from .related_stories import related_keys
+from .similarity import Features, features
 from .site import manifest_outputs, site_outputs, sitemap_outputs
-from .view import StoryView, related_views, story_view
+from .view import SectionView, StoryView, related_views, story_sections, story_view
 
 
 @dataclass
@@ -48,26 +50,77 @@ class BuildResult:
         return not any(finding.severity == "error" for finding in self.findings)
 
 
-def check_site(root: Path, drafts: bool = True, base_url: str | None = None) -> Checked:
-    """Load everything and run every rule; no rendering."""
-    content = load_content(root, drafts=drafts, base_url=base_url)
+def check_site(root: Path, drafts: bool = True, base_url: str | None = None, jobs: int | None = 1,
+               progress: Progress | None = None, sections: dict[str, list] | None = None) -> Checked:
+    """Load everything and run every rule. Stories are read and parsed on `jobs` processes; when `sections`
+    is a dict, their bodies are rendered there too (by path), so that building never parses a body twice."""
+    content = load_content(root, drafts=drafts, base_url=base_url, stories=False)
     if content.config is None:
         return Checked(content, None, Report(sorted(content.findings), {}))
-    bodies: dict[str, Body] = {s.path: parse_body(s.body, s.body_line) for s in [*content.stories, *content.broken]}
+    bodies: dict[str, Body] = {}
+    features: dict[str, Features] = {}
+    files = story_files(root)
+    _JOB.update(manifests=content.manifests, render=sections is not None)
+    try:
+        for done, prepared in enumerate(workers(jobs).map(prepare_story, files, len(files)), start=1):
+            add_story(content, (prepared.story, prepared.findings), drafts)
+            if prepared.body is not None:
+                bodies[prepared.path], features[prepared.path] = prepared.body, prepared.features
+            if sections is not None and prepared.sections is not None:
+                sections[prepared.path] = prepared.sections
+            if progress:
+                progress("read", done, len(files))
+    finally:
+        _JOB.clear()
     index = SiteIndex(content.config, content.manifests, content.stories, bodies, content.broken,
-                      pages=content.pages, config_path=f"content/{CONFIG_NAME}", root=root)
+                      pages=content.pages, config_path=f"content/{CONFIG_NAME}", root=root, features=features)
     return Checked(content, index, run_checks(index, content.findings))
 
 
-def build_site(root: Path, drafts: bool = False, base_url: str | None = None) -> BuildResult:
+@dataclass
+class Prepared:
+    """One story file read, its body parsed (tokens dropped: rules need none) and its similarity features."""
+
+    path: str
+    story: Story | StoryFile | None
+    findings: list[Finding]
+    body: Body | None = None
+    features: Features | None = None
+    sections: list[SectionView] | None = None
+
+
+def prepare_story(item: tuple[Path, str]) -> Prepared:
+    """Read one story, parse its body once, render its sections if building, drop the tokens."""
+    path, shown = item
+    story, findings = load_story(path, shown)
+    if story is None:
+        return Prepared(shown, None, findings)
+    body = parse_body(story.body, story.body_line)
+    if not isinstance(story, Story):
+        return Prepared(shown, story, findings, _without_tokens(body))
+    sections = story_sections(story, body, _JOB["manifests"]) if _JOB.get("render") else None
+    return Prepared(shown, story, findings, _without_tokens(body), features(story.body), sections)
+
+
+def _without_tokens(body: Body) -> Body:
+    """Rules need units, cites and links, not tokens, which are costly to send between processes."""
+    for section in body.sections:
+        for block in section.blocks:
+            block.tokens = []
+    return body
+
+
+def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jobs: int | None = None,
+               search: bool = True, progress: Progress | None = None) -> BuildResult:
     """Check, then render every output in memory; nothing is rendered if an error remains."""
     started = time.perf_counter()
-    checked = check_site(root, drafts=drafts, base_url=base_url)
+    sections: dict[str, list[SectionView]] = {}
+    checked = check_site(root, drafts=drafts, base_url=base_url, jobs=jobs, progress=progress, sections=sections)
     result = BuildResult(checked.findings)
     if not result.ok or checked.index is None:
         return result
     try:
-        _render(root, checked, result)
+        _render(root, checked, sections, result, jobs, search, progress)
     except TemplateError as err:
         result.files = {}
         result.findings = [*result.findings, template_finding(root, err)]
@@ -75,18 +128,27 @@ def build_site(root: Path, drafts: bool = False, base_url: str | None = None) ->
     return result
 
 
-def _render(root: Path, checked: Checked, result: BuildResult) -> None:
+def _render(root: Path, checked: Checked, sections: dict[str, list[SectionView]], result: BuildResult,
+            jobs: int | None, search: bool, progress: Progress | None) -> None:
     index = checked.index
     config = index.config
     renderer = Renderer(root, config)
     stories = sorted(index.stories, key=lambda s: s.path)
     unset = [story for story in stories if story.meta.related is None]
-    computed = related_keys(index.stories, index.bodies) if unset else {}
-    views = [_view(story, index, checked.report, computed) for story in stories]
+    computed = related_keys(index.stories, index.bodies, known=index.features) if unset else {}
+    _JOB.update(root=root, index=index, report=checked.report, computed=computed, stories=stories, sections=sections)
+    views: list[StoryView] = []
     sources: dict[str, str] = {}
-    for view, story in zip(views, stories):
-        for suffix, text in renderer.story(view).items():
-            _add(result, sources, f"stories/{story.key}/index.{suffix}", text, story.path)
+    try:
+        rendered = workers(jobs).map(render_story, range(len(stories)), len(stories))
+        for done, (story, (view, outputs)) in enumerate(zip(stories, rendered), start=1):
+            views.append(view)
+            for path, data in outputs:
+                _add(result, sources, path, data, story.path)
+            if progress:
+                progress("render", done, len(stories))
+    finally:
+        _JOB.clear()
     for path, data, source in [*site_outputs(views, checked.content.pages, renderer, config),
                                *feed_outputs(views, renderer, config)]:
         _add(result, sources, path, data, source)
@@ -94,20 +156,37 @@ def _render(root: Path, checked: Checked, result: BuildResult) -> None:
         _add(result, sources, path, data, source)
     for path, data, source in sitemap_outputs(views, result.files, renderer, config):
         _add(result, sources, path, data, source)
-    search = search_index(result.files)
-    for path, data in search.files.items():
-        _add(result, sources, path, data, "generator/search.py")
-    result.findings = [*result.findings, *search.notes]
+    if search:
+        found = search_index(result.files)
+        for path, data in found.files.items():
+            _add(result, sources, path, data, "generator/search.py")
+        result.findings = [*result.findings, *found.notes]
     result.stories = len(views)
     result.pages = sum(path.endswith(".html") for path in result.files) - len(views)
 
 
-def _view(story: Story, index: SiteIndex, report: Report, computed: dict[str, list[str]]) -> StoryView:
+# What forked render workers inherit from the parent: the checked site (read-only), set just before they start.
+_JOB: dict = {}
+
+
+def render_story(position: int) -> tuple[StoryView, list[tuple[str, bytes]]]:
+    """One story's three variants, and its view without the body (all that list pages and feeds need)."""
+    job = _JOB
+    if "renderer" not in job:
+        job["renderer"] = Renderer(job["root"], job["index"].config)
+    index, story = job["index"], job["stories"][position]
+    view = _view(story, job["sections"][story.path], index, job["report"], job["computed"])
+    texts = job["renderer"].story(view)
+    outputs = [(f"stories/{story.key}/index.{suffix}", text.encode("utf-8")) for suffix, text in texts.items()]
+    return view.model_copy(update={"sections": []}), outputs
+
+
+def _view(story: Story, sections: list[SectionView], index: SiteIndex, report: Report,
+          computed: dict[str, list[str]]) -> StoryView:
     """The story's view; `related` from its front matter, else the computed most similar earlier stories."""
     keys = story.meta.related if story.meta.related is not None else computed.get(story.key, [])
     related = related_views(keys, index.by_key, index.config)
-    return story_view(story, index.bodies[story.path], index.manifests, index.config, related,
-                      report.passed.get(story.path, []))
+    return story_view(story, sections, index.manifests, index.config, related, report.passed.get(story.path, []))
 
 
 def _add(result: BuildResult, sources: dict[str, str], path: str, data: str | bytes, source: str) -> None:

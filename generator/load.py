@@ -37,20 +37,34 @@ class Content:
     findings: list[Finding] = field(default_factory=list)
 
 
-def load_content(root: Path, drafts: bool = True, base_url: str | None = None) -> Content:
-    """Read site.toml, manifests, stories and pages under root/content."""
+def load_content(root: Path, drafts: bool = True, base_url: str | None = None, stories: bool = True) -> Content:
+    """Read site.toml, manifests, stories (unless the caller loads them itself) and pages under root/content."""
     content_dir = root / "content"
     config, findings = load_config(content_dir / CONFIG_NAME, base_url, f"content/{CONFIG_NAME}")
     found = Content(root, config, findings=findings)
     for path in sorted((content_dir / "manifests").glob("*.json")):
         _add(found, load_manifest(path, _shown(root, path)))
-    for path in sorted((content_dir / "stories").glob("*/*.md")):
-        _add(found, load_story(path, _shown(root, path)))
+    for path, shown in story_files(root) if stories else []:
+        _add(found, load_story(path, shown))
     for path in sorted((content_dir / "pages").glob("**/*.md")):
         _add(found, load_page(path, _shown(root, path), content_dir / "pages"))
     if not drafts:
         found.stories = [story for story in found.stories if not story.meta.draft]
     return found
+
+
+def story_files(root: Path) -> list[tuple[Path, str]]:
+    """(path, path as shown) of every story file, in a stable order."""
+    return [(path, _shown(root, path)) for path in sorted((root / "content" / "stories").glob("*/*.md"))]
+
+
+def add_story(found: Content, loaded: tuple[Story | StoryFile | None, list[Finding]], drafts: bool = True) -> None:
+    """Add a story loaded elsewhere (a build worker), as load_content would have."""
+    story, _ = loaded
+    if drafts or not (isinstance(story, Story) and story.meta.draft):
+        _add(found, loaded)
+    else:
+        found.findings.extend(loaded[1])
 
 
 def _shown(root: Path, path: Path) -> str:

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+import orjson
 import yaml
 from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup
@@ -78,8 +79,9 @@ def to_data(value: Any) -> Any:
 
 
 def to_json(value: Any) -> str:
-    """Deterministic, readable JSON for the JSON variant and data files."""
-    return json.dumps(to_data(value), ensure_ascii=False, indent=2) + "\n"
+    """Deterministic, readable JSON for the JSON variant and data files (orjson: the same bytes as
+    json.dumps(indent=2, ensure_ascii=False), several times faster)."""
+    return orjson.dumps(to_data(value), option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
 
 
 def json_ld(value: Any) -> Markup:

@@ -170,7 +170,12 @@ def ledger_rows(story: Story, manifests: dict[str, ManifestFile], config: SiteCo
     return rows
 
 
-def _sections(body: Body, env: dict) -> list[SectionView]:
+def story_sections(story: Story, body: Body, manifests: dict[str, ManifestFile]) -> list[SectionView]:
+    """The body as rendered sections: cite markers numbered by ledger order, titled by their manifest."""
+    env = {"sources": {}}
+    for number, entry in enumerate(story.meta.ledger, start=1):
+        found = manifests.get(entry.manifest)
+        env["sources"][entry.manifest] = (number, found.manifest.title if found else entry.manifest)
     return [
         SectionView(title=section.title, anchor=section.anchor, paragraphs=[
             Paragraph(kind=block.kind, markdown=block.markdown, html=render_block(block, env), cites=block.cited_ids)
@@ -206,13 +211,12 @@ def checks_line(passed: list[str]) -> str:
     return f"Published after build checks: {listed}."
 
 
-def story_view(story: Story, body: Body, manifests: dict[str, ManifestFile], config: SiteConfig,
+def story_view(story: Story, sections: list[SectionView], manifests: dict[str, ManifestFile], config: SiteConfig,
                related: list[RelatedView], passed: list[str]) -> StoryView:
     """Every derived field of one story, computed once for all three variants."""
     meta = story.meta
     url = config.url(story.url_path)
     ledger = ledger_rows(story, manifests, config)
-    env = {"sources": {row.manifest_id: (row.number, row.title) for row in ledger}}
     updated, last_updated = _updated(story)
     trust = Term(slug=meta.trust, name=config.trust[meta.trust])
     newsroom = Term(slug=meta.newsroom, name=config.newsrooms[meta.newsroom], url=config.url(f"/newsrooms/{meta.newsroom}/"))
@@ -229,7 +233,7 @@ def story_view(story: Story, body: Body, manifests: dict[str, ManifestFile], con
         byline=f"{trust.name} · {sources} source{'s' if sources != 1 else ''} · {newsroom.name} · "
                f"Published {published.strftime('%Y-%m-%d %H:%M')} UTC",
         key_facts=[KeyFactView(text=f.text, labels=f.labels, cites=f.cites) for f in meta.key_facts],
-        sections=_sections(body, env), unresolved=list(meta.unresolved),
+        sections=sections, unresolved=list(meta.unresolved),
         decision_card=DecisionCardView(**card.model_dump()) if card else None,
         ledger=ledger, verify=_verify(config, ids), related=related,
         links=Links(html=url, json=url + "index.json", markdown=url + "index.md"),

@@ -6,8 +6,8 @@ import ast
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "generator"
-ORDER = ["slugs", "models", "config", "load", "cites", "body", "figures", "similarity", "checks", "view", "render",
-         "site", "feeds", "search", "cache", "build", "write", "serve", "publish", "cli", "__main__"]
+ORDER = ["slugs", "models", "config", "load", "cites", "body", "figures", "similarity", "related_stories", "checks", "view", "render",
+         "site", "feeds", "search", "cache", "workers", "build", "write", "serve", "publish", "cli", "__main__"]
 
 
 def _layer(module: str) -> int:

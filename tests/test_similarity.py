@@ -10,8 +10,9 @@ import numpy as np
 from generator.body import parse_body
 from generator.load import load_content
 from generator.similarity import (
-    CandidateIndex, Dated, bands, fingerprints, jaccard, related_keys, repeats, shingles, words,
+    CandidateIndex, Dated, bands, fingerprints, jaccard, repeats, shingles, words,
 )
+from generator.related_stories import related_keys
 from tests.conftest import base_files, write_tree
 
 FERRY = """\
@@ -79,7 +80,7 @@ def test_bands_find_a_pair_at_the_threshold_almost_surely():
 
 def test_candidate_index_finds_the_near_copy_and_not_the_other_story():
     sets = fingerprints([FERRY, FERRY_OTHER, FERRY_EDITED, ""])
-    index = CandidateIndex(sets, 0.6)
+    index = CandidateIndex.of_sets(sets, 0.6)
     assert index.near(0) == [2] and index.near(2) == [0]
     assert index.near(1) == [] and index.near(3) == []
 

@@ -9,6 +9,7 @@ from typing import Literal
 
 from ..body import Body
 from ..config import SiteConfig, toml_line
+from ..similarity import Features
 from ..models import Finding, ManifestFile, Page, Story, StoryFile
 
 Scope = Literal["load", "story", "body", "manifest", "site"]
@@ -53,6 +54,7 @@ class SiteIndex:
     by_key: dict[str, Story] = field(default_factory=dict)
     pages: list[Page] = field(default_factory=list)
     config_path: str = "content/site.toml"
+    features: dict[str, Features] = field(default_factory=dict)
     root: Path = Path(".")
 
     def __post_init__(self) -> None:

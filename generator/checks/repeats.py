@@ -16,7 +16,7 @@ def repeated_stories(site: SiteIndex) -> Iterator[Finding]:
     by_path = {story.path: story for story in site.stories}
     bodies = [Dated(story.path, story.meta.published, story.body) for story in site.stories]
     window = dt.timedelta(days=config.duplicate_window_days)
-    for found in repeats(bodies, config.duplicate_threshold, window):
+    for found in repeats(bodies, config.duplicate_threshold, window, site.features or None):
         yield by_path[found.later].source.finding(
             ("title",), "LP040", f"repeats {found.earlier} (similarity {found.score:.2f}, "
                                  f"threshold {config.duplicate_threshold:g})")

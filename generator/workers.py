@@ -1,0 +1,42 @@
+"""Per-story work on every core: a forked process pool (children inherit the loaded site), or inline."""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Callable, Iterable, Iterator
+from typing import Protocol, TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+
+class Progress(Protocol):
+    def __call__(self, stage: str, done: int, total: int) -> None: ...
+
+
+def default_jobs() -> int:
+    """All the cores this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+class Workers:
+    """map() in order over a fresh pool of `jobs` processes; one job, few items or no fork: in this process."""
+
+    MIN_PER_JOB = 16
+
+    def __init__(self, jobs: int) -> None:
+        self.jobs = jobs
+
+    def map(self, func: Callable[[Item], Result], items: Iterable[Item], count: int) -> Iterator[Result]:
+        jobs = min(self.jobs, count // self.MIN_PER_JOB)
+        if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+            yield from map(func, items)
+            return
+        chunk = max(1, min(64, count // (jobs * 8)))
+        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+            yield from pool.imap(func, items, chunksize=chunk)
+
+
+def workers(jobs: int | None) -> Workers:
+    return Workers(jobs or default_jobs())
