@@ -10,7 +10,7 @@ from pathlib import Path
 from jinja2 import TemplateError
 
 from .body import Body, parse_body
-from .checks import Report, SiteIndex, run_checks
+from .checks import Report, SiteIndex, local_findings, run_checks
 from .config import CONFIG_NAME
 from .load import Content, add_story, load_content, load_story, story_files
 from .models import Finding, Story, StoryFile
@@ -60,10 +60,13 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
     bodies: dict[str, Body] = {}
     features: dict[str, Features] = {}
     files = story_files(root)
-    _JOB.update(manifests=content.manifests, render=sections is not None)
+    _JOB.update(manifests=content.manifests, config=content.config, render=sections is not None)
+    local: list[Finding] = []
     try:
         for done, prepared in enumerate(workers(jobs).map(prepare_story, files, len(files)), start=1):
             add_story(content, (prepared.story, prepared.findings), drafts)
+            if drafts or not (isinstance(prepared.story, Story) and prepared.story.meta.draft):
+                local.extend(prepared.local)
             if prepared.body is not None:
                 bodies[prepared.path], features[prepared.path] = prepared.body, prepared.features
             if sections is not None and prepared.sections is not None:
@@ -74,7 +77,7 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
         _JOB.clear()
     index = SiteIndex(content.config, content.manifests, content.stories, bodies, content.broken,
                       pages=content.pages, config_path=f"content/{CONFIG_NAME}", root=root, features=features)
-    return Checked(content, index, run_checks(index, content.findings))
+    return Checked(content, index, run_checks(index, content.findings, local))
 
 
 @dataclass
@@ -87,6 +90,7 @@ class Prepared:
     body: Body | None = None
     features: Features | None = None
     sections: list[SectionView] | None = None
+    local: list[Finding] = field(default_factory=list)
 
 
 def prepare_story(item: tuple[Path, str]) -> Prepared:
@@ -96,10 +100,11 @@ def prepare_story(item: tuple[Path, str]) -> Prepared:
     if story is None:
         return Prepared(shown, None, findings)
     body = parse_body(story.body, story.body_line)
+    local = local_findings(story, body, _JOB["config"], _JOB["manifests"])
     if not isinstance(story, Story):
-        return Prepared(shown, story, findings, _without_tokens(body))
+        return Prepared(shown, story, findings, _without_tokens(body), local=local)
     sections = story_sections(story, body, _JOB["manifests"]) if _JOB.get("render") else None
-    return Prepared(shown, story, findings, _without_tokens(body), features(story.body), sections)
+    return Prepared(shown, story, findings, _without_tokens(body), features(story.body), sections, local)
 
 
 def _without_tokens(body: Body) -> Body:

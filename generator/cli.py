@@ -5,17 +5,20 @@ from __future__ import annotations
 import datetime as dt
 import json
 import sys
+import time
 from pathlib import Path
+
+from typing import TYPE_CHECKING
 
 import click
 
 from . import __version__
-from .build import build_site, check_site
-from .checks import RULES
-from .config import CONFIG_NAME, load_config
-from .models import Finding
+from .cache import load_state, options_key, unchanged
 from .slugs import slugify
-from .write import write_site
+
+if TYPE_CHECKING:  # the commands import what they run, so `build` of an unchanged site starts in a blink
+    from .models import Finding
+    from .serve import Rebuilt
 
 ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
                     show_default=True, help="Site root holding content/ (and optionally templates/).")
@@ -23,8 +26,11 @@ ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), 
 
 def _print_findings(findings: list[Finding], err: bool = False) -> None:
     for finding in findings:
-        level = "" if finding.severity == "error" else " (warning)"
-        click.echo(f"{finding}{level}", err=err)
+        click.echo(_finding_line(finding), err=err)
+
+
+def _finding_line(finding: Finding) -> str:
+    return f"{finding}{'' if finding.severity == 'error' else ' (warning)'}"
 
 
 def _summary(findings: list[Finding]) -> str:
@@ -47,17 +53,81 @@ def cli() -> None:
 @click.option("--drafts", is_flag=True, help="Include stories marked draft: true.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 @click.option("--base-url", default=None, help="Override base_url from site.toml (e.g. for a preview host).")
-def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url: str | None) -> None:
+@click.option("--no-search", is_flag=True, help="Skip the Pagefind search index (it re-indexes every page).")
+def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url: str | None, no_search: bool) -> None:
     """Check every story, then write the site into public/ (or nothing, if an error remains)."""
-    result = build_site(root, drafts=drafts, base_url=base_url)
+    started = time.perf_counter()
+    target = (out or root / "public").resolve()
+    key = options_key(__version__, drafts=drafts, base_url=base_url, out=target, search=not no_search)
+    state = load_state(root)
+    if unchanged(root, target, key, state):
+        for line in state.warnings:
+            click.echo(line, err=True)
+        click.echo(_built_line(state.summary, time.perf_counter() - started, target, "up to date: "), err=True)
+        return
+    _build(root, target, key, state, drafts, jobs, base_url, not no_search, started)
+
+
+def _build(root: Path, target: Path, key: str, state, drafts: bool, jobs: int | None, base_url: str | None,
+           search: bool, started: float) -> None:
+    from .build import build_site
+    from .cache import digest, record
+    from .write import update_site
+
+    with Progress() as progress:
+        result = build_site(root, drafts=drafts, base_url=base_url, jobs=jobs, search=search, progress=progress)
     _print_findings(result.findings, err=True)
     if not result.ok:
-        click.echo(f"build refused: {_summary(result.findings)}; public/ left as it was", err=True)
+        click.echo(f"build refused: {_summary(result.findings)}; {target.name}/ left as it was", err=True)
         sys.exit(1)
-    target = out or root / "public"
-    stats = write_site(target, sorted(result.files.items()))
-    click.echo(f"built {result.stories} stories, {result.pages} pages: {stats.files} files, "
-               f"{stats.bytes:,} bytes in {target} ({result.seconds:.2f} s)", err=True)
+    digests = {path: digest(data) for path, data in result.files.items()}
+    previous = state.outputs if state is not None and state.key == key else None
+    stats = update_site(target, result.files, digests, previous)
+    summary = {"stories": result.stories, "pages": result.pages, "files": len(result.files), "written": stats.files,
+               "skipped": stats.skipped, "deleted": stats.deleted, "bytes": stats.bytes}
+    warnings = [_finding_line(f) for f in result.findings]
+    record(root, target, key, digests, warnings, summary, state)
+    click.echo(_built_line(summary, time.perf_counter() - started, target), err=True)
+
+
+def _built_line(summary: dict[str, int], seconds: float, target: Path, prefix: str = "built ") -> str:
+    """The closing summary: stories, pages, files written and skipped, time."""
+    counts = {name: summary.get(name, 0) for name in ("stories", "pages", "files", "written", "skipped", "deleted")}
+    written = "nothing written" if prefix.startswith("up to date") else (
+        f"{counts['written']:,} written, {counts['skipped']:,} unchanged, {counts['deleted']:,} deleted")
+    return (f"{prefix}{counts['stories']:,} stories, {counts['pages']:,} pages, {counts['files']:,} files in "
+            f"{target} ({written}) in {seconds:.2f} s")
+
+
+class Progress:
+    """A progress bar on a terminal for long builds; on anything else, a plain line now and then."""
+
+    STAGES = {"read": "reading and checking", "render": "rendering"}
+
+    def __init__(self) -> None:
+        self.tty = sys.stderr.isatty()
+        self.shown: dict[str, int] = {}
+
+    def __enter__(self) -> Progress:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        if self.tty and self.shown:
+            click.echo("\r\033[K", err=True, nl=False)
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        if total < 200:
+            return
+        name = self.STAGES.get(stage, stage)
+        if self.tty:
+            if done == total or done % max(total // 100, 1) == 0:
+                filled = done * 30 // total
+                click.echo(f"\r\033[K{name:<21} [{'#' * filled}{'.' * (30 - filled)}] {done:,}/{total:,} stories",
+                           err=True, nl=False)
+                self.shown[stage] = done
+        elif done * 4 // total > self.shown.get(stage, 0) * 4 // total or done == total and stage not in self.shown:
+            click.echo(f"{name}: {done:,}/{total:,} stories", err=True)
+            self.shown[stage] = done
 
 
 @cli.command()
@@ -65,7 +135,9 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
 @click.option("--format", "form", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def check(root: Path, form: str) -> None:
     """Run every rule on content/ and print the findings; exit 1 if any error remains."""
-    findings = check_site(root, drafts=True).findings
+    from .build import check_site
+
+    findings = check_site(root, drafts=True, jobs=None).findings
     if form == "json":
         click.echo(json.dumps([f.as_dict() for f in findings], indent=2, ensure_ascii=False))
     else:
@@ -82,6 +154,8 @@ def check(root: Path, form: str) -> None:
 @ROOT
 def new(title: str, newsroom: str, beat: str, trust: str | None, root: Path) -> None:
     """Start a story: content/stories/<today>/<slug>.md with its front matter filled in."""
+    from .config import CONFIG_NAME, load_config
+
     config, findings = load_config(root / "content" / CONFIG_NAME)
     if config is None:
         _print_findings(findings, err=True)
@@ -106,9 +180,72 @@ def _skeleton(title: str, newsroom: str, beat: str, trust: str, now: dt.datetime
             "## What happened\n\nWrite each paragraph from the claims it cites. [cites: MANIFEST-ID]\n")
 
 
+@cli.command(name="serve")
+@ROOT
+@click.option("--host", default="127.0.0.1", show_default=True, help="Interface to listen on (0.0.0.0: your network).")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True, help="0 picks a free port.")
+@click.option("--drafts", is_flag=True, help="Include stories marked draft: true.")
+def serve_command(root: Path, host: str, port: int, drafts: bool) -> None:
+    """Preview the site: built in memory, rebuilt on every save, open pages reload; public/ is not touched."""
+    from .serve import Preview
+
+    try:
+        preview = Preview(root, host, port, drafts=drafts, on_build=_print_rebuild)
+    except OSError as err:
+        raise click.ClickException(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
+    click.echo(f"Serving {root.resolve()} at {preview.url}/ (Ctrl-C to stop)", err=True)
+    preview.run()
+    click.echo("Stopped.", err=True)
+
+
+def _print_rebuild(rebuilt: Rebuilt) -> None:
+    snapshot = rebuilt.snapshot
+    if rebuilt.error is not None:  # a bug in ledgerpress, not in the content: show where it broke
+        import traceback
+
+        click.echo("".join(traceback.format_exception(rebuilt.error)).rstrip(), err=True)
+    _print_findings(list(snapshot.findings), err=True)
+    cause = f" after {', '.join(rebuilt.sources[:3])}{' …' * (len(rebuilt.sources) > 3)}" if rebuilt.sources else ""
+    if rebuilt.ok:
+        click.echo(f"built in {rebuilt.seconds:.2f} s{cause}: {len(rebuilt.changed)} files changed", err=True)
+    else:
+        click.echo(f"build failed in {rebuilt.seconds:.2f} s{cause}: {_summary(list(snapshot.findings))}; "
+                   f"{'showing the last good build' if snapshot.files else 'no good build yet'}", err=True)
+
+
+@cli.command(name="publish")
+@click.argument("dest")
+@ROOT
+@click.option("--dry-run", is_flag=True, help="Print what would be uploaded and deleted; change nothing.")
+@click.option("--endpoint-url", default=None, help="S3-compatible endpoint for s3:// (credentials: the AWS ways).")
+def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | None) -> None:
+    """Publish ROOT/public/ to DEST, a folder or s3://bucket/prefix: changed files only, pages after their assets."""
+    from .build import check_site
+    from .publish import PublishError, public_files, publish_site
+
+    try:
+        files = public_files(root / "public")
+    except PublishError as err:
+        raise click.ClickException(f"publish refused: {err}") from None
+    findings = check_site(root, drafts=False).findings
+    if any(f.severity == "error" for f in findings):
+        _print_findings(findings, err=True)
+        raise click.ClickException(f"publish refused: {_summary(findings)}; fix them, then `ledgerpress build`")
+    try:
+        plan = publish_site(root / "public", files, dest, endpoint_url=endpoint_url, dry_run=dry_run)
+    except (PublishError, OSError) as err:
+        raise click.ClickException(f"publish failed: {err}") from None
+    if dry_run:
+        for line in plan.lines():
+            click.echo(line)
+    click.echo(plan.summary() + (" (dry run: nothing changed)" if dry_run else ""))
+
+
 @cli.command(name="rules")
 def list_rules() -> None:
     """List every rule code and what it checks."""
+    from .checks import RULES
+
     for code in sorted(RULES):
         click.echo(f"{code}  {RULES[code].summary}")
 

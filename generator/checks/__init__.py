@@ -9,8 +9,8 @@ from typing import Literal
 
 from ..body import Body
 from ..config import SiteConfig, toml_line
-from ..similarity import Features
 from ..models import Finding, ManifestFile, Page, Story, StoryFile
+from ..similarity import Features
 
 Scope = Literal["load", "story", "body", "manifest", "site"]
 
@@ -22,16 +22,19 @@ class Rule:
     summary: str
     passes: str | None
     run: Callable[..., Iterator[Finding]] | None
+    local: bool = False
 
 
 RULES: dict[str, Rule] = {}
 
 
-def rule(code: str, scope: Scope, summary: str, passes: str | None = None):
-    """Register a check; `passes` is the phrase a story's checks line states when it passed."""
+def rule(code: str, scope: Scope, summary: str, passes: str | None = None, local: bool | None = None):
+    """Register a check; `passes` is the phrase a story's checks line states when it passed. A story or body
+    rule is `local` (it looks at one story, the manifests and the config only, so a build worker may run it)
+    unless it says otherwise."""
 
     def register(run: Callable[..., Iterator[Finding]]) -> Callable[..., Iterator[Finding]]:
-        RULES[code] = Rule(code, scope, summary, passes, run)
+        RULES[code] = Rule(code, scope, summary, passes, run, scope in ("story", "body") if local is None else local)
         return run
 
     return register
@@ -72,13 +75,15 @@ class Report:
         return [finding for finding in self.findings if finding.severity == "error"]
 
 
-def run_checks(site: SiteIndex, loaded: list[Finding] = ()) -> Report:
-    """Run every enabled rule; apply [checks] severities; record which rules each story passed."""
+def run_checks(site: SiteIndex, loaded: list[Finding] = (), local: list[Finding] | None = None) -> Report:
+    """Run every enabled rule; apply [checks] severities; record which rules each story passed.
+    `local`: the findings of the local rules, when build workers already ran them story by story."""
     overrides = site.config.checks
     enabled = [r for r in RULES.values() if r.run is not None and overrides.get(r.code) != "off"]
-    findings = [*loaded, *unknown_codes(site)]
+    findings = [*loaded, *unknown_codes(site), *(local or [])]
     for current in enabled:
-        findings.extend(_run(current, site))
+        if local is None or not current.local:
+            findings.extend(_run(current, site))
     findings = severities(findings, overrides)
     failed = {(f.path, f.code) for f in findings}
     passed = {
@@ -86,6 +91,18 @@ def run_checks(site: SiteIndex, loaded: list[Finding] = ()) -> Report:
         for story in site.stories
     }
     return Report(sorted(set(findings)), passed)
+
+
+def local_findings(story: Story | StoryFile, body: Body, config: SiteConfig,
+                   manifests: dict[str, ManifestFile]) -> list[Finding]:
+    """The local rules of one story, as a build worker runs them (severities are applied later, once)."""
+    stories = [story] if isinstance(story, Story) else []
+    site = SiteIndex(config, manifests, stories, {story.path: body}, [] if stories else [story])
+    found: list[Finding] = []
+    for current in RULES.values():
+        if current.local and current.run is not None and config.checks.get(current.code) != "off":
+            found.extend(_run(current, site))
+    return found
 
 
 def unknown_codes(site: SiteIndex) -> list[Finding]:

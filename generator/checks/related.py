@@ -8,7 +8,8 @@ from ..models import Finding, Story
 from . import SiteIndex, rule
 
 
-@rule("LP050", "story", "a related entry names no existing story", passes="its related stories exist")
+@rule("LP050", "story", "a related entry names no existing story", passes="its related stories exist",
+      local=False)
 def related_exist(story: Story, site: SiteIndex) -> Iterator[Finding]:
     for i, key in enumerate(story.meta.related or []):
         if key not in site.by_key:

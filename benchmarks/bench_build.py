@@ -1,0 +1,106 @@
+"""Time `ledgerpress build` as a user runs it: cold, no-op and one-edit rebuilds, whole process, median of runs.
+
+    python benchmarks/bench_build.py 1000 4000 20000 --runs 5 [--jobs 2] [--work /tmp/lp-bench]
+    python benchmarks/bench_build.py 4000 --profile          # where the time goes (cProfile, one process)
+
+Each N gets a deterministic corpus (benchmarks/corpus.py, ~1,200-word stories). A cold build starts with no
+public/ and no .ledgerpress-cache/; a no-op build changes nothing; a one-edit build first rewrites one
+sentence of one story. Every run goes through /usr/bin/time -v for the wall time and peak memory (the
+largest single process). Search indexing is left out (--no-search): Pagefind re-indexes the whole site
+and is timed on its own row. Timings are printed, never asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from corpus import write_corpus  # noqa: E402
+
+TIME = "/usr/bin/time"
+
+
+def timed(command: list[str]) -> tuple[float, int]:
+    """(wall seconds, peak RSS in MB) of one run of command."""
+    done = subprocess.run([TIME, "-v", *command], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
+    wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", done.stderr)
+    hours, minutes, seconds = (float(part) if part else 0.0 for part in wall.groups())
+    peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)[1])
+    return hours * 3600 + minutes * 60 + seconds, peak // 1024
+
+
+def corpus(work: Path, count: int) -> Path:
+    site = work / f"site-{count}"
+    if not (site / "content" / "site.toml").exists():
+        write_corpus(site, count)
+    return site
+
+
+def edit_one(site: Path, run: int) -> None:
+    """Reword one sentence of one story (no new figures), differently each run."""
+    story = sorted((site / "content" / "stories").glob("*/*.md"))[run * 7 % 50]
+    text = story.read_text(encoding="utf-8")
+    marker = "The record puts it at"
+    story.write_text(text.replace(marker, f"The record (edit {run}) puts it at", 1) if "(edit" not in text
+                     else re.sub(r"\(edit \d+\)", f"(edit {run})", text, count=1), encoding="utf-8")
+
+
+def measure(site: Path, runs: int, jobs: int | None, search: bool) -> dict[str, tuple[float, int]]:
+    command = [sys.executable, "-m", "generator", "build", "--root", str(site)]
+    command += [] if search else ["--no-search"]
+    command += ["--jobs", str(jobs)] if jobs else []
+    rows: dict[str, list[tuple[float, int]]] = {"cold": [], "no-op": [], "one edit": []}
+    for run in range(runs):
+        shutil.rmtree(site / "public", ignore_errors=True)
+        shutil.rmtree(site / ".ledgerpress-cache", ignore_errors=True)
+        rows["cold"].append(timed(command))
+        rows["no-op"].append(timed(command))
+        edit_one(site, run)
+        rows["one edit"].append(timed(command))
+    return {name: (statistics.median(t for t, _ in found), max(m for _, m in found)) for name, found in rows.items()}
+
+
+def profile(site: Path) -> None:
+    from generator.build import build_site
+
+    shutil.rmtree(site / "public", ignore_errors=True)
+    profiler = cProfile.Profile()
+    profiler.runcall(build_site, site, jobs=1, search=False)
+    pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("sizes", type=int, nargs="+")
+    parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/lp-bench"))
+    parser.add_argument("--search", action="store_true", help="include the Pagefind index")
+    parser.add_argument("--profile", action="store_true")
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    if args.profile:
+        for size in args.sizes:
+            profile(corpus(args.work, size))
+        return
+    print("| stories | cold build | no-op rebuild | one-story rebuild | peak memory |")
+    print("|---:|---:|---:|---:|---:|")
+    for size in args.sizes:
+        found = measure(corpus(args.work, size), args.runs, args.jobs, args.search)
+        peak = max(memory for _, memory in found.values())
+        print(f"| {size:,} | {found['cold'][0]:.2f} s | {found['no-op'][0]:.2f} s | {found['one edit'][0]:.2f} s "
+              f"| {peak} MB |", flush=True)
+
+
+if __name__ == "__main__":
+    main()

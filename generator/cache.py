@@ -1,0 +1,123 @@
+"""The build cache in .ledgerpress-cache/: what the last good build read and wrote, so that an unchanged
+site is not rebuilt and unchanged files are not rewritten. Standard library only: it runs before the
+rest of the generator is imported. A damaged or foreign cache counts as empty, never as trusted."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CACHE_DIR = ".ledgerpress-cache"
+STATE_FILE = "build-state.json"
+FORMAT = "ledgerpress-build-state-1"
+PACKAGE = Path(__file__).resolve().parent
+
+
+def digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+@dataclass
+class State:
+    """One good build: its options, every input (stat and hash), every output (hash), its warnings."""
+
+    key: str
+    inputs: dict[str, list] = field(default_factory=dict)    # path -> [mtime_ns, size, digest]
+    outputs: dict[str, str] = field(default_factory=dict)    # output path -> digest
+    out: list[int] = field(default_factory=list)             # [inode, mtime_ns] of the output folder
+    warnings: list[str] = field(default_factory=list)
+    summary: dict[str, int] = field(default_factory=dict)
+
+
+def options_key(version: str, **options: object) -> str:
+    """Everything besides input files that shapes the output: the generator version and build options."""
+    return json.dumps({"version": version, **{k: str(v) for k, v in sorted(options.items())}}, sort_keys=True)
+
+
+def input_files(root: Path) -> list[Path]:
+    """Every file whose bytes shape the site: content/, the site's templates/, ours, and the generator."""
+    roots = [root / "content", root / "templates", PACKAGE.parent / "templates", PACKAGE]
+    found: list[Path] = []
+    for top in roots:
+        for folder, dirs, files in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
+            found.extend(Path(folder) / name for name in sorted(files) if not name.endswith(".pyc"))
+    return found
+
+
+def _stamp(path: Path) -> list[int] | None:
+    try:
+        info = path.stat()
+    except OSError:
+        return None
+    return [info.st_mtime_ns, info.st_size]
+
+
+def _out_stamp(out: Path) -> list[int]:
+    try:
+        info = out.stat()
+    except OSError:
+        return []
+    return [info.st_ino, info.st_mtime_ns]
+
+
+def load_state(root: Path) -> State | None:
+    """The last good build's state, or None when there is none or it cannot be trusted."""
+    try:
+        raw = json.loads((root / CACHE_DIR / STATE_FILE).read_text(encoding="utf-8"))
+        if raw.get("format") != FORMAT:
+            return None
+        state = State(raw["key"], raw["inputs"], raw["outputs"], raw["out"], raw["warnings"], raw["summary"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    shapes = (str, dict, dict, list, list, dict)
+    values = (state.key, state.inputs, state.outputs, state.out, state.warnings, state.summary)
+    return state if all(isinstance(v, t) for v, t in zip(values, shapes)) else None
+
+
+def unchanged(root: Path, out: Path, key: str, state: State | None) -> bool:
+    """True when nothing that shapes the output changed since `state` and its output folder is in place:
+    same options, same set of inputs, each with the same stat (or, if touched, the same bytes)."""
+    if state is None or state.key != key or _out_stamp(out) != state.out:
+        return False
+    paths = input_files(root)
+    if len(paths) != len(state.inputs):
+        return False
+    for path in paths:
+        known = state.inputs.get(str(path))
+        stamp = _stamp(path)
+        if known is None or stamp is None:
+            return False
+        if stamp != known[:2] and (stamp[1] != known[1] or _file_digest(path) != known[2]):
+            return False
+    return True
+
+
+def _file_digest(path: Path) -> str | None:
+    try:
+        return digest(path.read_bytes())
+    except OSError:
+        return None
+
+
+def record(root: Path, out: Path, key: str, outputs: dict[str, str], warnings: list[str],
+           summary: dict[str, int], previous: State | None = None) -> None:
+    """Save the state of a good build (inputs hashed, reusing the previous hash when the stat is the same)."""
+    inputs: dict[str, list] = {}
+    known = previous.inputs if previous else {}
+    for path in input_files(root):
+        stamp = _stamp(path)
+        if stamp is None:
+            continue
+        old = known.get(str(path))
+        inputs[str(path)] = [*stamp, old[2] if old and old[:2] == stamp else _file_digest(path)]
+    state = {"format": FORMAT, "key": key, "inputs": inputs, "outputs": outputs, "out": _out_stamp(out),
+             "warnings": warnings, "summary": summary}
+    folder = root / CACHE_DIR
+    folder.mkdir(exist_ok=True)
+    temporary = folder / f".{STATE_FILE}.{os.getpid()}"
+    temporary.write_text(json.dumps(state, separators=(",", ":")), encoding="utf-8")
+    os.replace(temporary, folder / STATE_FILE)
