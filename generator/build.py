@@ -18,7 +18,7 @@ from .workers import Progress, workers
 from .render import Renderer, template_dirs
 from .feeds import feed_outputs
 from .search import search_index
-from .related_stories import related_keys
+from .related_stories import RelatedIndex, cited_ids
 from .similarity import Features, features
 from .site import manifest_outputs, site_outputs, sitemap_outputs
 from .view import SectionView, StoryView, related_views, story_sections, story_view
@@ -57,7 +57,7 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
     content = load_content(root, drafts=drafts, base_url=base_url, stories=False)
     if content.config is None:
         return Checked(content, None, Report(sorted(content.findings), {}))
-    bodies: dict[str, Body] = {}
+    cited: dict[str, frozenset[str]] = {}
     features: dict[str, Features] = {}
     files = story_files(root)
     _JOB.update(manifests=content.manifests, config=content.config, render=sections is not None)
@@ -67,30 +67,31 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
             add_story(content, (prepared.story, prepared.findings), drafts)
             if drafts or not (isinstance(prepared.story, Story) and prepared.story.meta.draft):
                 local.extend(prepared.local)
-            if prepared.body is not None:
-                bodies[prepared.path], features[prepared.path] = prepared.body, prepared.features
+            if prepared.features is not None:
+                cited[prepared.path], features[prepared.path] = prepared.cited, prepared.features
             if sections is not None and prepared.sections is not None:
                 sections[prepared.path] = prepared.sections
             if progress:
                 progress("read", done, len(files))
     finally:
         _JOB.clear()
-    index = SiteIndex(content.config, content.manifests, content.stories, bodies, content.broken,
-                      pages=content.pages, config_path=f"content/{CONFIG_NAME}", root=root, features=features)
+    index = SiteIndex(content.config, content.manifests, content.stories, {}, content.broken, pages=content.pages,
+                      config_path=f"content/{CONFIG_NAME}", root=root, features=features, cited=cited)
     return Checked(content, index, run_checks(index, content.findings, local))
 
 
 @dataclass
 class Prepared:
-    """One story file read, its body parsed (tokens dropped: rules need none) and its similarity features."""
+    """One story file read and checked by its local rules, with what the site-wide work needs of it:
+    its similarity features, the manifests its body cites and (when building) its rendered sections."""
 
     path: str
     story: Story | StoryFile | None
     findings: list[Finding]
-    body: Body | None = None
-    features: Features | None = None
-    sections: list[SectionView] | None = None
     local: list[Finding] = field(default_factory=list)
+    features: Features | None = None
+    cited: frozenset[str] = frozenset()
+    sections: list[SectionView] | None = None
 
 
 def prepare_story(item: tuple[Path, str]) -> Prepared:
@@ -102,17 +103,9 @@ def prepare_story(item: tuple[Path, str]) -> Prepared:
     body = parse_body(story.body, story.body_line)
     local = local_findings(story, body, _JOB["config"], _JOB["manifests"])
     if not isinstance(story, Story):
-        return Prepared(shown, story, findings, _without_tokens(body), local=local)
+        return Prepared(shown, story, findings, local)
     sections = story_sections(story, body, _JOB["manifests"]) if _JOB.get("render") else None
-    return Prepared(shown, story, findings, _without_tokens(body), features(story.body), sections, local)
-
-
-def _without_tokens(body: Body) -> Body:
-    """Rules need units, cites and links, not tokens, which are costly to send between processes."""
-    for section in body.sections:
-        for block in section.blocks:
-            block.tokens = []
-    return body
+    return Prepared(shown, story, findings, local, features(story.body), cited_ids(body), sections)
 
 
 def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jobs: int | None = None,
@@ -140,7 +133,7 @@ def _render(root: Path, checked: Checked, sections: dict[str, list[SectionView]]
     renderer = Renderer(root, config)
     stories = sorted(index.stories, key=lambda s: s.path)
     unset = [story for story in stories if story.meta.related is None]
-    computed = related_keys(index.stories, index.bodies, known=index.features) if unset else {}
+    computed = RelatedIndex(index.stories, index.cited, known=index.features) if unset else None
     _JOB.update(root=root, index=index, report=checked.report, computed=computed, stories=stories, sections=sections)
     views: list[StoryView] = []
     sources: dict[str, str] = {}
@@ -187,9 +180,9 @@ def render_story(position: int) -> tuple[StoryView, list[tuple[str, bytes]]]:
 
 
 def _view(story: Story, sections: list[SectionView], index: SiteIndex, report: Report,
-          computed: dict[str, list[str]]) -> StoryView:
+          computed: RelatedIndex | None) -> StoryView:
     """The story's view; `related` from its front matter, else the computed most similar earlier stories."""
-    keys = story.meta.related if story.meta.related is not None else computed.get(story.key, [])
+    keys = story.meta.related if story.meta.related is not None or computed is None else computed.related(story.key)
     related = related_views(keys, index.by_key, index.config)
     return story_view(story, sections, index.manifests, index.config, related, report.passed.get(story.path, []))
 

@@ -27,6 +27,7 @@ _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD
 _PERMUTATIONS = np.random.default_rng(SEED).integers(1, 2 ** 63, size=(2, NUM_PERM), dtype=np.uint64)
 _ODD = _PERMUTATIONS[0] | np.uint64(1)
 _BIN_BITS = NUM_PERM.bit_length() - 1  # NUM_PERM is a power of two
+_BAND_MIX = np.random.default_rng(SEED + 1).integers(1, 2 ** 63, size=NUM_PERM, dtype=np.uint64) | np.uint64(1)
 _STOP = frozenset("""about above after again against also among because been before being below between both
 could does doing down during each from further have having here into itself just more most much must only other
 over same says said should since some such than that their them then there these they this those through under
@@ -105,20 +106,28 @@ def bands(threshold: float, num_perm: int = NUM_PERM, recall: float = RECALL) ->
 
 
 class CandidateIndex:
-    """MinHash LSH over shingle sets: the sets that may be at least `threshold` alike, found without
-    comparing all pairs; callers score candidates exactly with `jaccard`."""
+    """MinHash LSH over signatures: each signature is cut into bands, and two sets whose signatures agree
+    on a whole band become candidates. Sorting the band hashes finds every such pair without comparing
+    all pairs; callers score candidates exactly (`jaccard`) or by their signatures (`estimate`)."""
 
     def __init__(self, sketches: Sequence[np.ndarray], empty: Sequence[bool], threshold: float,
                  recall: float = RECALL) -> None:
-        from datasketch import LeanMinHash, MinHashLSH  # imported here: it costs half a second at start-up
-
-        self._lsh = MinHashLSH(threshold=threshold, num_perm=NUM_PERM, params=bands(threshold, NUM_PERM, recall))
-        self._sketches = [LeanMinHash(seed=SEED, hashvalues=values, scheme="affine32") for values in sketches]
-        self._empty = list(empty)
-        with self._lsh.insertion_session() as session:
-            for key, signature in enumerate(self._sketches):
-                if not self._empty[key]:
-                    session.insert(key, signature, check_duplication=False)
+        count, rows = bands(threshold, NUM_PERM, recall)
+        size = len(sketches)
+        matrix = np.stack(sketches) if size else np.zeros((0, NUM_PERM), dtype=np.uint64)
+        lonely = np.asarray(empty, dtype=bool)
+        near: list[set[int]] = [set() for _ in range(size)]
+        for band in range(count):
+            keys = (matrix[:, band * rows: (band + 1) * rows] * _BAND_MIX[:rows]).sum(axis=1)
+            keys[lonely] = ~np.arange(size, dtype=np.uint64)[lonely]  # an empty body shares no band
+            order = np.argsort(keys, kind="stable")
+            runs = np.flatnonzero(np.diff(keys[order]) != 0) + 1
+            for group in np.split(order, runs):
+                if group.size > 1:
+                    members = group.tolist()
+                    for member in members:
+                        near[member].update(members)
+        self._near = [sorted(found - {key}) for key, found in enumerate(near)]
 
     @classmethod
     def of_sets(cls, sets: Sequence[np.ndarray], threshold: float, recall: float = RECALL) -> CandidateIndex:
@@ -126,9 +135,7 @@ class CandidateIndex:
 
     def near(self, key: int) -> list[int]:
         """Positions of the other sets that share a band with set `key`, in order."""
-        if self._empty[key]:
-            return []
-        return sorted(other for other in self._lsh.query(self._sketches[key]) if other != key)
+        return self._near[key]
 
 
 @dataclass(frozen=True)

@@ -58,6 +58,7 @@ class SiteIndex:
     pages: list[Page] = field(default_factory=list)
     config_path: str = "content/site.toml"
     features: dict[str, Features] = field(default_factory=dict)
+    cited: dict[str, frozenset[str]] = field(default_factory=dict)
     root: Path = Path(".")
 
     def __post_init__(self) -> None:
