@@ -147,11 +147,13 @@ def _render(root: Path, checked: Checked, sections: dict[str, list[SectionView]]
                 progress("render", done, len(stories))
     finally:
         _JOB.clear()
-    for path, data, source in [*site_outputs(views, checked.content.pages, renderer, config),
-                               *feed_outputs(views, renderer, config)]:
-        _add(result, sources, path, data, source)
-    for path, data, source in manifest_outputs(index.manifests, views, renderer, config):
-        _add(result, sources, path, data, source)
+    _JOB.update(root=root, index=index, views=views, pages=checked.content.pages)
+    try:
+        for outputs in workers(jobs).map(render_part, SITE_PARTS, len(SITE_PARTS), min_per_job=1):
+            for path, data, source in outputs:
+                _add(result, sources, path, data, source)
+    finally:
+        _JOB.clear()
     for path, data, source in sitemap_outputs(views, result.files, renderer, config):
         _add(result, sources, path, data, source)
     if search:
@@ -179,10 +181,30 @@ def render_story(position: int) -> tuple[StoryView, list[tuple[str, bytes]]]:
     return view.model_copy(update={"sections": []}), outputs
 
 
+SITE_PARTS = ("site", "manifests:0", "manifests:1")
+
+
+def render_part(part: str) -> list[tuple[str, bytes, str]]:
+    """One share of the site-wide pages, so that they too are rendered on every core: the front, list,
+    feed and plain pages, or every other manifest page."""
+    job = _JOB
+    index, views = job["index"], job["views"]
+    renderer = Renderer(job["root"], index.config)
+    if part == "site":
+        found = [*site_outputs(views, job["pages"], renderer, index.config), *feed_outputs(views, renderer, index.config)]
+    else:
+        share = int(part.split(":")[1])
+        chosen = {key: value for n, (key, value) in enumerate(sorted(index.manifests.items())) if n % 2 == share}
+        found = list(manifest_outputs(chosen, views, renderer, index.config))
+    return [(path, data.encode("utf-8") if isinstance(data, str) else data, source) for path, data, source in found]
+
+
 def _view(story: Story, sections: list[SectionView], index: SiteIndex, report: Report,
           computed: RelatedIndex | None) -> StoryView:
     """The story's view; `related` from its front matter, else the computed most similar earlier stories."""
-    keys = story.meta.related if story.meta.related is not None or computed is None else computed.related(story.key)
+    keys = story.meta.related
+    if keys is None:
+        keys = computed.related(story.key) if computed is not None else []
     related = related_views(keys, index.by_key, index.config)
     return story_view(story, sections, index.manifests, index.config, related, report.passed.get(story.path, []))
 

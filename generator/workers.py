@@ -28,12 +28,14 @@ class Workers:
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
 
-    def map(self, func: Callable[[Item], Result], items: Iterable[Item], count: int) -> Iterator[Result]:
-        jobs = min(self.jobs, count // self.MIN_PER_JOB)
+    def map(self, func: Callable[[Item], Result], items: Iterable[Item], count: int,
+            min_per_job: int | None = None) -> Iterator[Result]:
+        """func over items, in order; `min_per_job`: fewer items than this per process are not worth a pool."""
+        jobs = min(self.jobs, count // (min_per_job or self.MIN_PER_JOB))
         if jobs <= 1 or "fork" not in multiprocessing.get_all_start_methods():
             yield from map(func, items)
             return
-        chunk = max(1, min(64, count // (jobs * 8)))
+        chunk = max(1, min(32, count // (jobs * 16)))
         with multiprocessing.get_context("fork").Pool(jobs) as pool:
             yield from pool.imap(func, items, chunksize=chunk)
 

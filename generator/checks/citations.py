@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from decimal import Decimal
@@ -59,8 +60,14 @@ def _used_claims(story: Story, site: SiteIndex) -> dict[str, set[Decimal]]:
     for entry in story.meta.ledger:
         found = site.manifests.get(entry.manifest)
         claims = [c.text for c in found.manifest.claims if c.id in entry.claims] if found else []
-        used.setdefault(entry.manifest, set()).update(n.core for text in claims for n in numbers(text))
+        used.setdefault(entry.manifest, set()).update(core for text in claims for core in _stated(text))
     return used
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _stated(text: str) -> frozenset[Decimal]:
+    """The numbers a claim states (claims are cited by many stories: each is read once)."""
+    return frozenset(number.core for number in numbers(text))
 
 
 def _unsupported(text: str, cited: list[str], used: dict[str, set[Decimal]]) -> Iterator[Figure]:
