@@ -8,10 +8,12 @@ import zlib
 import traceback
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Protocol
 
 from jinja2 import TemplateError
 
 from .body import Body, parse_body
+from .cache import digest
 from .checks import Report, SiteIndex, local_findings, run_checks
 from .config import CONFIG_NAME
 from .load import Content, add_story, load_content, load_story, story_files
@@ -24,6 +26,14 @@ from .related_stories import RelatedIndex, cited_ids
 from .similarity import Features, features
 from .site import manifest_outputs, site_outputs, sitemap_outputs
 from .view import SectionView, StoryView, related_views, story_sections, story_view
+
+
+class Sink(Protocol):
+    """Where a build may put outputs as they are rendered instead of holding them (write.Pending)."""
+
+    def put(self, path: str, data: bytes, digest: str) -> bool: ...
+
+    def read(self, path: str, written: bool) -> bytes: ...
 
 
 @dataclass
@@ -41,8 +51,13 @@ class Checked:
 
 @dataclass
 class BuildResult:
+    """The findings and the outputs: their bytes in `files`, or, when the build wrote them to a Pending
+    sink, each output's digest in `digests` and the paths it had to write in `written`."""
+
     findings: list[Finding]
     files: dict[str, bytes] = field(default_factory=dict)
+    digests: dict[str, str] = field(default_factory=dict)
+    written: set[str] = field(default_factory=set)
     stories: int = 0
     pages: int = 0
     seconds: float = 0.0
@@ -111,8 +126,9 @@ def prepare_story(item: tuple[Path, str]) -> Prepared:
 
 
 def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jobs: int | None = None,
-               search: bool = True, progress: Progress | None = None) -> BuildResult:
-    """Check, then render every output in memory; nothing is rendered if an error remains."""
+               search: bool = True, progress: Progress | None = None, sink: Sink | None = None) -> BuildResult:
+    """Check, then render every output, in memory or (with a sink) into pending files as they come;
+    nothing is rendered if an error remains."""
     started = time.perf_counter()
     sections: dict[str, bytes] = {}
     checked = check_site(root, drafts=drafts, base_url=base_url, jobs=jobs, progress=progress, sections=sections)
@@ -120,23 +136,24 @@ def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jo
     if not result.ok or checked.index is None:
         return result
     try:
-        _render(root, checked, sections, result, jobs, search, progress)
+        _render(root, checked, sections, result, jobs, search, progress, sink)
     except TemplateError as err:
-        result.files = {}
+        result.files, result.digests, result.written = {}, {}, set()
         result.findings = [*result.findings, template_finding(root, err)]
     result.seconds = time.perf_counter() - started
     return result
 
 
 def _render(root: Path, checked: Checked, sections: dict[str, bytes], result: BuildResult,
-            jobs: int | None, search: bool, progress: Progress | None) -> None:
+            jobs: int | None, search: bool, progress: Progress | None, sink: Sink | None) -> None:
     index = checked.index
     config = index.config
     renderer = Renderer(root, config)
     stories = sorted(index.stories, key=lambda s: s.path)
     unset = [story for story in stories if story.meta.related is None]
     computed = RelatedIndex(index.stories, index.cited, known=index.features) if unset else None
-    _JOB.update(root=root, index=index, report=checked.report, computed=computed, stories=stories, sections=sections)
+    _JOB.update(root=root, index=index, report=checked.report, computed=computed, stories=stories, sections=sections,
+                sink=sink)
     views: list[StoryView] = []
     sources: dict[str, str] = {}
     try:
@@ -149,22 +166,24 @@ def _render(root: Path, checked: Checked, sections: dict[str, bytes], result: Bu
                 progress("render", done, len(stories))
     finally:
         _JOB.clear()
-    _JOB.update(root=root, index=index, views=views, pages=checked.content.pages)
+    _JOB.update(root=root, index=index, views=views, pages=checked.content.pages, sink=sink)
     try:
         for outputs in workers(jobs).map(render_part, SITE_PARTS, len(SITE_PARTS), min_per_job=1):
             for path, data, source in outputs:
                 _add(result, sources, path, data, source)
     finally:
         _JOB.clear()
-    for path, data, source in sitemap_outputs(views, result.files, renderer, config):
-        _add(result, sources, path, data, source)
+    for path, data, source in sitemap_outputs(views, sources, renderer, config):
+        _add(result, sources, path, _kept(path, _bytes(data), sink), source)
     if search:
-        found = search_index(result.files)
+        pages = {path: result.files[path] if sink is None else sink.read(path, path in result.written)
+                 for path in sources if path.endswith(".html")}
+        found = search_index(pages)
         for path, data in found.files.items():
-            _add(result, sources, path, data, "generator/search.py")
+            _add(result, sources, path, _kept(path, data, sink), "generator/search.py")
         result.findings = [*result.findings, *found.notes]
     result.stories = len(views)
-    result.pages = sum(path.endswith(".html") for path in result.files) - len(views)
+    result.pages = sum(path.endswith(".html") for path in sources) - len(views)
 
 
 # What forked render workers inherit from the parent: the checked site (read-only), set just before they start.
@@ -179,7 +198,8 @@ def render_story(position: int) -> tuple[StoryView, list[tuple[str, bytes]]]:
     index, story = job["index"], job["stories"][position]
     view = _view(story, _unpacked(job["sections"][story.path]), index, job["report"], job["computed"])
     texts = job["renderer"].story(view)
-    outputs = [(f"stories/{story.key}/index.{suffix}", text.encode("utf-8")) for suffix, text in texts.items()]
+    outputs = [(path, _kept(path, text.encode("utf-8"), job["sink"]))
+               for path, text in ((f"stories/{story.key}/index.{suffix}", text) for suffix, text in texts.items())]
     return view.model_copy(update={"sections": []}), outputs
 
 
@@ -207,7 +227,25 @@ def render_part(part: str) -> list[tuple[str, bytes, str]]:
         share = int(part.split(":")[1])
         chosen = {key: value for n, (key, value) in enumerate(sorted(index.manifests.items())) if n % 2 == share}
         found = list(manifest_outputs(chosen, views, renderer, index.config))
-    return [(path, data.encode("utf-8") if isinstance(data, str) else data, source) for path, data, source in found]
+    return [(path, _kept(path, _bytes(data), job["sink"]), source) for path, data, source in found]
+
+
+def _bytes(data: str | bytes) -> bytes:
+    return data.encode("utf-8") if isinstance(data, str) else data
+
+
+def _kept(path: str, data: bytes, sink: Sink | None) -> bytes | Kept:
+    """The output itself (in memory), or, with a sink, its digest once the sink has it."""
+    if sink is None:
+        return data
+    code = digest(data)
+    return Kept(code, sink.put(path, data, code))
+
+
+@dataclass(frozen=True)
+class Kept:
+    digest: str
+    written: bool
 
 
 def _view(story: Story, sections: list[SectionView], index: SiteIndex, report: Report,
@@ -220,14 +258,19 @@ def _view(story: Story, sections: list[SectionView], index: SiteIndex, report: R
     return story_view(story, sections, index.manifests, index.config, related, report.passed.get(story.path, []))
 
 
-def _add(result: BuildResult, sources: dict[str, str], path: str, data: str | bytes, source: str) -> None:
+def _add(result: BuildResult, sources: dict[str, str], path: str, data: bytes | Kept, source: str) -> None:
     """Record one output; a second claim on a path is an LP011 against the later source."""
-    if path in result.files:
+    if path in sources:
         url = "/" + path.removesuffix("index.html")
         result.findings = [*result.findings, Finding(source, 1, 1, "LP011", f"same URL {url} as {sources[path]}")]
         return
     sources[path] = source
-    result.files[path] = data.encode("utf-8") if isinstance(data, str) else data
+    if isinstance(data, Kept):
+        result.digests[path] = data.digest
+        if data.written:
+            result.written.add(path)
+    else:
+        result.files[path] = data
 
 
 def template_finding(root: Path, err: TemplateError) -> Finding:

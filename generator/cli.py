@@ -71,22 +71,27 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
 def _build(root: Path, target: Path, key: str, state, drafts: bool, jobs: int | None, base_url: str | None,
            search: bool, started: float) -> None:
     from .build import build_site
-    from .cache import digest, record
-    from .write import update_site
+    from .cache import record
+    from .write import Pending
 
-    with Progress() as progress:
-        result = build_site(root, drafts=drafts, base_url=base_url, jobs=jobs, search=search, progress=progress)
+    pending = Pending(target, state.outputs if state is not None and state.key == key else None)
+    try:
+        with Progress() as progress:
+            result = build_site(root, drafts=drafts, base_url=base_url, jobs=jobs, search=search, progress=progress,
+                                sink=pending)
+    except BaseException:
+        pending.abort()
+        raise
     _print_findings(result.findings, err=True)
     if not result.ok:
+        pending.abort()
         click.echo(f"build refused: {_summary(result.findings)}; {target.name}/ left as it was", err=True)
         sys.exit(1)
-    digests = {path: digest(data) for path, data in result.files.items()}
-    previous = state.outputs if state is not None and state.key == key else None
-    stats = update_site(target, result.files, digests, previous)
-    summary = {"stories": result.stories, "pages": result.pages, "files": len(result.files), "written": stats.files,
+    stats = pending.commit(result.digests, result.written)
+    summary = {"stories": result.stories, "pages": result.pages, "files": len(result.digests), "written": stats.files,
                "skipped": stats.skipped, "deleted": stats.deleted, "bytes": stats.bytes}
     warnings = [_finding_line(f) for f in result.findings]
-    record(root, target, key, digests, warnings, summary, state)
+    record(root, target, key, result.digests, warnings, summary, state)
     click.echo(_built_line(summary, time.perf_counter() - started, target), err=True)
 
 

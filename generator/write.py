@@ -1,7 +1,8 @@
-"""The only module that writes the output folder. A first build fills a staging folder beside it and
-renames it into place; a later build, once everything is rendered, writes only the files whose bytes
-changed (each through a temporary file and a rename) and deletes the files no longer produced, with
-Ctrl-C held off until that short commit is done. Either way a failed build writes nothing."""
+"""The only module that writes the output folder; a failed build writes nothing there. write_site fills a
+staging folder beside it and swaps it in. A build puts its outputs in a Pending folder beside the output
+as they are rendered, only those whose bytes changed; commit() then renames them into place and deletes the
+files no longer produced (Ctrl-C held off for that short step), or, on a first build, renames the whole
+pending folder into place."""
 
 from __future__ import annotations
 
@@ -90,54 +91,81 @@ def _swap(staging: Path, out: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
-def update_site(out: Path, files: Mapping[str, bytes], digests: Mapping[str, str],
-                previous: Mapping[str, str] | None) -> WriteStats:
-    """Make out hold exactly `files`, writing only what changed. `digests`: each file's digest;
-    `previous`: the digests the last build recorded for out (None: unknown, so compare with the disk)."""
-    out = out.resolve()
-    for path in files:
+class Pending:
+    """The new and changed files of a build, written beside the output folder as they are rendered (by any
+    process: it is inherited by forked workers), so that no build holds the whole site in memory. Nothing
+    in the output folder changes until commit(); abort() throws the pending files away."""
+
+    def __init__(self, out: Path, previous: Mapping[str, str] | None) -> None:
+        self.out = out.resolve()
+        self.folder = self.out.parent / f".{self.out.name}.pending-{os.getpid()}"
+        self.previous = previous if self.out.is_dir() else {}
+        shutil.rmtree(self.folder, ignore_errors=True)
+        self.folder.mkdir(parents=True)
+
+    def put(self, path: str, data: bytes, digest: str) -> bool:
+        """Keep one output; True if it had to be written (the output folder does not hold these bytes yet)."""
         safe_relative(path)
-    if not out.is_dir():
-        return write_site(out, sorted(files.items()))
-    stats = WriteStats()
-    changed = [path for path in sorted(files) if not _same(out, path, files[path], digests[path], previous)]
-    stale = sorted(set(previous) - set(files)) if previous is not None else _stale(out, files)
-    with _interrupts_held():
-        made: set[Path] = set()
-        for path in changed:
-            _replace(out / path, files[path], made)
-            stats.files += 1
-            stats.bytes += len(files[path])
-        for path in stale:
-            (out / path).unlink(missing_ok=True)
-            stats.deleted += 1
-    stats.skipped = len(files) - len(changed)
-    return stats
+        if self._same(path, data, digest):
+            return False
+        target = self.folder / path
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+        return True
+
+    def read(self, path: str, written: bool) -> bytes:
+        return ((self.folder if written else self.out) / path).read_bytes()
+
+    def _same(self, path: str, data: bytes, digest: str) -> bool:
+        target = self.out / path
+        if self.previous is not None:
+            return self.previous.get(path) == digest and target.is_file()
+        try:
+            return target.stat().st_size == len(data) and target.read_bytes() == data
+        except OSError:
+            return False
+
+    def commit(self, produced: Mapping[str, str], written: Iterable[str]) -> WriteStats:
+        """Move the written files into place and delete the files no longer produced."""
+        written = sorted(written)
+        stats = WriteStats(files=len(written), skipped=len(produced) - len(written))
+        stats.bytes = sum((self.folder / path).stat().st_size for path in written)
+        if not self.out.exists():
+            self.folder.rename(self.out)
+            return stats
+        stale = sorted(set(self.previous) - set(produced)) if self.previous is not None else _stale(self.out, produced)
+        with _interrupts_held():
+            made: set[Path] = set()
+            for path in written:
+                target = self.out / path
+                if target.parent not in made:
+                    target.parent.mkdir(parents=True, exist_ok=True)
+                    made.add(target.parent)
+                os.replace(self.folder / path, target)
+            for path in stale:
+                (self.out / path).unlink(missing_ok=True)
+                _prune(self.out, (self.out / path).parent)
+        stats.deleted = len(stale)
+        self.abort()
+        return stats
+
+    def abort(self) -> None:
+        shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def _same(out: Path, path: str, data: bytes, digest: str, previous: Mapping[str, str] | None) -> bool:
-    """Whether out/path already holds these bytes: by the recorded digest, else by reading it."""
-    target = out / path
-    if previous is not None:
-        return previous.get(path) == digest and target.is_file()
-    try:
-        return target.stat().st_size == len(data) and target.read_bytes() == data
-    except OSError:
-        return False
+def _prune(out: Path, folder: Path) -> None:
+    """Remove folders left empty by deleted files, up to (not including) the output folder."""
+    while folder != out and out in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
 
 
-def _stale(out: Path, files: Mapping[str, bytes]) -> list[str]:
+def _stale(out: Path, files: Mapping[str, object]) -> list[str]:
     return sorted(p.relative_to(out).as_posix() for p in out.rglob("*")
                   if (p.is_file() or p.is_symlink()) and p.relative_to(out).as_posix() not in files)
-
-
-def _replace(target: Path, data: bytes, made: set[Path]) -> None:
-    if target.parent not in made:
-        target.parent.mkdir(parents=True, exist_ok=True)
-        made.add(target.parent)
-    temporary = target.with_name(f".{target.name}.{os.getpid()}.tmp")
-    temporary.write_bytes(data)
-    os.replace(temporary, target)
 
 
 @contextlib.contextmanager

@@ -50,3 +50,42 @@ def test_paths_that_leave_the_output_are_refused(tmp_path, bad):
 def test_second_write_to_one_path_is_an_error(tmp_path):
     with pytest.raises(DuplicateOutput):
         write_site(tmp_path / "public", [("a.html", b"1"), ("a.html", b"2")])
+
+
+def test_pending_writes_only_changed_files_and_commits_at_once(tmp_path):
+    from generator.cache import digest
+    from generator.write import Pending
+
+    out = tmp_path / "public"
+    first = {"index.html": b"one", "a/index.html": b"two", "gone/index.html": b"bye"}
+    pending = Pending(out, None)
+    for path, data in first.items():
+        assert pending.put(path, data, digest(data))
+    pending.commit({p: digest(d) for p, d in first.items()}, first)
+    assert _listing(out) == first
+    previous = {p: digest(d) for p, d in first.items()}
+    second = {"index.html": b"one", "a/index.html": b"TWO", "new/index.html": b"new"}
+    pending = Pending(out, previous)
+    written = {p for p, d in second.items() if pending.put(p, d, digest(d))}
+    assert written == {"a/index.html", "new/index.html"}
+    assert _listing(out) == first  # nothing changes before the commit
+    stats = pending.commit({p: digest(d) for p, d in second.items()}, written)
+    assert _listing(out) == second and not (out / "gone").exists()
+    assert (stats.files, stats.skipped, stats.deleted) == (2, 1, 1)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["public"]
+
+
+def test_pending_without_a_record_compares_with_the_disk_and_abort_changes_nothing(tmp_path):
+    from generator.cache import digest
+    from generator.write import Pending
+
+    out = tmp_path / "public"
+    write_site(out, [("index.html", b"same"), ("old.html", b"old")])
+    pending = Pending(out, None)
+    assert not pending.put("index.html", b"same", digest(b"same"))
+    assert pending.put("old.html", b"changed", digest(b"changed"))
+    pending.abort()
+    assert _listing(out) == {"index.html": b"same", "old.html": b"old"}
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["public"]
+    with pytest.raises(UnsafePath):
+        Pending(out, None).put("../x", b"", "d")
