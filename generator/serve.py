@@ -1,0 +1,376 @@
+"""Preview: build in memory, serve it on loopback, rebuild on every save and reload open pages; never writes public/."""
+
+from __future__ import annotations
+
+import html
+import json
+import mimetypes
+import os
+import signal
+import socket
+import socketserver
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from watchfiles import DefaultFilter, watch
+
+from .build import build_site
+from .models import Finding
+
+TOOLS = "/__ledgerpress/"
+TEXT = "text/plain; charset=utf-8"
+TYPES = {".html": "text/html; charset=utf-8", ".json": "application/json", ".md": "text/markdown; charset=utf-8",
+         ".xml": "application/xml; charset=utf-8", ".css": "text/css; charset=utf-8", ".txt": TEXT,
+         ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
+         ".wasm": "application/wasm", ".svg": "image/svg+xml", ".webmanifest": "application/manifest+json"}
+NAMED = {"feed.xml": "application/atom+xml; charset=utf-8", "feed.json": "application/feed+json"}
+DEBOUNCE_MS, STEP_MS, IDLE_MS = 50, 20, 200
+KEEPALIVE_S = 15.0
+
+
+def content_type(path: str) -> str:
+    """The media type of an output path; Pagefind's own files (.pf_*, .pagefind) are opaque bytes."""
+    name = path.rsplit("/", 1)[-1]
+    suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
+    return NAMED.get(name) or TYPES.get(suffix) or mimetypes.guess_type(name)[0] or "application/octet-stream"
+
+
+def site_key(target: str) -> str | None:
+    """The output path a request names ('' or 'x/' for folders), or None if it tries to leave the site."""
+    if not target.startswith("/") or target.startswith("//"):
+        return None
+    raw = urlsplit(target).path
+    if "\\" in raw or "\x00" in raw or "%5c" in raw.lower() or "%00" in raw:
+        return None
+    try:
+        path = unquote(raw, errors="strict")
+    except UnicodeDecodeError:
+        return None
+    parts = path.split("/")[1:]
+    if "\\" in path or "\x00" in path or any(part in (".", "..") for part in parts) or "" in parts[:-1]:
+        return None
+    return "/".join(parts)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """What the server shows: the last good files, the newest build's findings, the version pages reload on."""
+
+    version: int
+    files: dict[str, bytes] | None = None  # None until a build has succeeded
+    findings: tuple[Finding, ...] = ()
+    seconds: float = 0.0
+    tail: bytes = field(default=b"", compare=False)  # injected before </body> of served HTML
+
+    @property
+    def errors(self) -> list[Finding]:
+        return [finding for finding in self.findings if finding.severity == "error"]
+
+
+def reload_script(version: int) -> str:
+    return (f'<script>(()=>{{const s=new EventSource("{TOOLS}events?v={version}");'
+            's.addEventListener("reload",()=>{s.close();location.reload()})})()</script>')
+
+
+def overlay(errors: list[Finding]) -> str:
+    """A banner over the last good page: the findings that stopped the newest build, escaped."""
+    if not errors:
+        return ""
+    lines = html.escape("\n".join(str(finding) for finding in errors))
+    count = f'{len(errors)} error{"s" * (len(errors) != 1)}'
+    return ('<div id="ledgerpress-errors" role="alert" style="position:fixed;left:0;right:0;bottom:0;'
+            'z-index:2147483647;max-height:50vh;overflow:auto;margin:0;padding:12px 16px;background:#2b0b0e;'
+            'color:#fff;border-top:4px solid #e5484d;font:14px/1.45 ui-monospace,Menlo,Consolas,monospace">'
+            f'<strong>Build failed: {count}; showing the last good build.</strong> '
+            f'<a href="{TOOLS}errors" style="color:#ffb3b8">All findings</a>'
+            f'<pre style="white-space:pre-wrap;margin:8px 0 0">{lines}</pre></div>')
+
+
+def error_page(snapshot: Snapshot) -> bytes:
+    """The dedicated page that lists every finding of the newest build (or says it is still building)."""
+    if snapshot.version == 0:
+        title, lead = "Building…", "The first build is running; this page reloads when it is done."
+    elif snapshot.errors:
+        title, lead = "Build failed", "Fix these and save: the page reloads by itself."
+    else:
+        title, lead = "No errors", "The newest build passed every check."
+    items = "".join(f"<li><code>{html.escape(str(f))}</code>{' (warning)' * (f.severity != 'error')}</li>"
+                    for f in snapshot.findings)
+    return (f'<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8"><title>{title} · ledgerpress</title>'
+            '<meta name="viewport" content="width=device-width, initial-scale=1"></head>'
+            f'<body style="font:16px/1.5 system-ui,sans-serif;max-width:60rem;margin:2rem auto;padding:0 1rem">'
+            f'<h1>{title}</h1><p>{lead}</p><ul>{items}</ul>'
+            f'<p><a href="/">Home</a></p>{reload_script(snapshot.version)}</body></html>\n').encode("utf-8")
+
+
+def with_tail(page: bytes, tail: bytes) -> bytes:
+    at = page.rfind(b"</body>")
+    return page + tail if at < 0 else page[:at] + tail + page[at:]
+
+
+class Live:
+    """The current snapshot and the wake-up for event streams: a new build is swapped in first, announced after."""
+
+    def __init__(self) -> None:
+        self._changed = threading.Condition()
+        self.snapshot = Snapshot(0)
+        self.closed = False
+
+    def swap(self, snapshot: Snapshot) -> None:
+        with self._changed:
+            self.snapshot = snapshot
+            self._changed.notify_all()
+
+    def wait(self, seen: int, timeout: float) -> Snapshot | None:
+        """The snapshot once its version differs from seen (or the timeout passed); None when closing."""
+        with self._changed:
+            self._changed.wait_for(lambda: self.closed or self.snapshot.version != seen, timeout)
+            return None if self.closed else self.snapshot
+
+    def close(self) -> None:
+        with self._changed:
+            self.closed = True
+            self._changed.notify_all()
+
+
+class Handler(BaseHTTPRequestHandler):
+    """GET/HEAD from the in-memory build; /__ledgerpress/ holds the event stream, the error page and a status."""
+
+    server: PreviewServer
+    server_version = "ledgerpress-preview"
+    protocol_version = "HTTP/1.1"
+    timeout = 60
+
+    def do_GET(self) -> None:
+        self._respond(head=False)
+
+    def do_HEAD(self) -> None:
+        self._respond(head=True)
+
+    def log_message(self, format: str, *args) -> None:  # noqa: A002 - the stdlib's name
+        """Quiet: the terminal is for builds and findings."""
+
+    def _respond(self, head: bool) -> None:
+        key = site_key(self.path)
+        if key is None:
+            return self._send(400, b"400 bad request: that path is outside the site\n", TEXT, head)
+        if self.path.startswith(TOOLS):
+            return self._tool(key.removeprefix(TOOLS[1:]), head)
+        snapshot = self.server.live.snapshot
+        if snapshot.files is None:
+            return self._send(503 if snapshot.version == 0 else 500, error_page(snapshot), TYPES[".html"], head)
+        files = snapshot.files
+        name = key + "index.html" if key == "" or key.endswith("/") else key
+        status = 200
+        if name not in files and f"{key}/index.html" in files:
+            query = urlsplit(self.path).query
+            location = urlsplit(self.path).path + "/" + (f"?{query}" if query else "")
+            return self._send(301, b"", TEXT, head, {"Location": location})
+        if name not in files:
+            status, name = 404, "404.html"
+        data = files.get(name, b"404 not found\n")
+        kind = content_type(name) if name in files else TEXT
+        if kind.startswith("text/html"):
+            data = with_tail(data, snapshot.tail)
+        self._send(status, data, kind, head)
+
+    def _tool(self, name: str, head: bool) -> None:
+        snapshot = self.server.live.snapshot
+        if name == "events" and not head:
+            return self._events(snapshot)
+        if name == "errors":
+            return self._send(200, error_page(snapshot), TYPES[".html"], head)
+        if name == "status":
+            status = {"version": snapshot.version, "built": snapshot.files is not None, "seconds": snapshot.seconds,
+                      "errors": [str(f) for f in snapshot.errors], "findings": [f.as_dict() for f in snapshot.findings]}
+            return self._send(200, json.dumps(status).encode(), "application/json", head)
+        self._send(404, b"404 not found\n", TEXT, head)
+
+    def _events(self, snapshot: Snapshot) -> None:
+        """Server-sent events: `reload` whenever the version differs from the one the page was served at."""
+        values = parse_qs(urlsplit(self.path).query).get("v", [""])
+        seen = int(values[0]) if values[0].isdigit() else snapshot.version
+        self.close_connection = True
+        self.send_response(200)
+        for name, value in (("Content-Type", "text/event-stream"), ("Cache-Control", "no-store"),
+                            ("Connection", "close")):
+            self.send_header(name, value)
+        self.end_headers()
+        self._stream(b"retry: 500\n\n")
+        while snapshot is not None:
+            if snapshot.version != seen:
+                seen = snapshot.version
+                self._stream(f"event: reload\ndata: {seen}\n\n".encode())
+            else:
+                self._stream(b": keep-alive\n\n")
+            snapshot = self.server.live.wait(seen, KEEPALIVE_S)
+
+    def _stream(self, chunk: bytes) -> None:
+        self.wfile.write(chunk)
+        self.wfile.flush()
+
+    def _send(self, status: int, data: bytes, kind: str, head: bool, extra: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        headers = {"Content-Type": kind, "Content-Length": str(len(data)), "Cache-Control": "no-store",
+                   "X-Content-Type-Options": "nosniff", **(extra or {})}
+        if status == 503:
+            headers["Retry-After"] = "1"
+        for name, value in headers.items():
+            self.send_header(name, value)
+        self.end_headers()
+        if not head:
+            self.wfile.write(data)
+
+
+class PreviewServer(ThreadingHTTPServer):
+    """A thread per connection; a long backlog so that a burst of requests is queued, not refused."""
+
+    daemon_threads = True
+    request_queue_size = 128
+
+    def __init__(self, host: str, port: int, live: Live) -> None:
+        self.address_family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        self.live = live
+        super().__init__((host, port), Handler)
+
+    def server_bind(self) -> None:
+        """Bind without HTTPServer's reverse DNS lookup of the host (slow on some machines)."""
+        socketserver.TCPServer.server_bind(self)
+        self.server_name, self.server_port = self.server_address[0], self.server_address[1]
+
+    def handle_error(self, request, client_address) -> None:
+        if not isinstance(sys.exc_info()[1], (ConnectionError, TimeoutError)):  # a closed tab is not an error
+            super().handle_error(request, client_address)
+
+
+def _interrupt(signum, frame) -> None:
+    """Ctrl-C stops the preview, which then abandons its build; a forked build worker that inherited this
+    handler leaves Ctrl-C to the preview instead of printing a traceback of its own."""
+    if os.getpid() == _PREVIEW_PID:
+        raise KeyboardInterrupt
+
+
+_PREVIEW_PID = os.getpid()
+
+
+@dataclass
+class Rebuilt:
+    """One finished build, for the terminal: what triggered it, what it changed, what it found."""
+
+    snapshot: Snapshot
+    sources: list[str]
+    changed: list[str]
+    ok: bool
+    seconds: float
+    error: BaseException | None = None
+
+
+class Preview:
+    """Bind on construction (so the URL is known), then build, serve and watch on threads until close()."""
+
+    def __init__(self, root: Path, host: str = "127.0.0.1", port: int = 8000, drafts: bool = False,
+                 on_build: Callable[[Rebuilt], None] | None = None) -> None:
+        self.root, self.drafts, self.on_build = root, drafts, on_build or (lambda rebuilt: None)
+        self.live = Live()
+        self.server = PreviewServer(host, port, self.live)
+        shown = f"[{host}]" if ":" in host else host
+        self.url = f"http://{shown}:{self.server.server_address[1]}"
+        self._stop = threading.Event()
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        """Serve at once (a 'Building…' page until the first build is in), and watch; the watcher builds first."""
+        ready = threading.Event()
+        for target, args in ((self.server.serve_forever, (0.2,)), (self._watch, (ready,))):
+            thread = threading.Thread(target=target, args=args, name=f"ledgerpress-{target.__name__}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        ready.wait(10)
+
+    def run(self) -> None:
+        """start(), then wait for Ctrl-C; always close the watcher and the server."""
+        global _PREVIEW_PID
+        _PREVIEW_PID = os.getpid()
+        # SIGINT only: the build's process pool stops its workers with SIGTERM, which must keep its default.
+        handle = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) not in (
+            signal.SIG_IGN, None)  # an ignored Ctrl-C (nohup, `&` in a script) stays ignored
+        previous = signal.signal(signal.SIGINT, _interrupt) if handle else None
+        try:
+            self.start()
+            self._stop.wait()
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.close()
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+    def close(self) -> None:
+        self._stop.set()
+        self.live.close()
+        if self._threads:  # shutdown() waits for serve_forever(), so only once it has run
+            self.server.shutdown()
+        self.server.server_close()
+        for thread in self._threads:
+            thread.join(timeout=1)  # a build in flight is abandoned: it is a daemon thread
+
+    def wait_for(self, version: int, timeout: float = 30) -> Snapshot:
+        """Block until a snapshot at least this new is live (tests and benchmarks)."""
+        deadline = time.monotonic() + timeout
+        snapshot = self.live.snapshot
+        while snapshot.version < version and time.monotonic() < deadline:
+            snapshot = self.live.wait(snapshot.version, deadline - time.monotonic()) or snapshot
+        return snapshot
+
+    def watched(self) -> list[Path]:
+        """content/ (site.toml, manifests, stories, pages) and the site's own templates/, if it has one."""
+        found = [path for path in (self.root / "content", self.root / "templates") if path.is_dir()]
+        return found or [self.root]
+
+    def _watch(self, ready: threading.Event) -> None:
+        """Build once the watcher is live (so no save is missed), then once per batch of changes."""
+        first = True
+        for changes in watch(*self.watched(), watch_filter=DefaultFilter(), debounce=DEBOUNCE_MS, step=STEP_MS,
+                             rust_timeout=IDLE_MS, yield_on_timeout=True, stop_event=self._stop,
+                             raise_interrupt=False):
+            if first or changes:
+                ready.set()
+                self.rebuild(sorted(self._shown(path) for _, path in changes))
+                first = False
+
+    def _shown(self, path: str) -> str:
+        try:
+            return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return path
+
+    def rebuild(self, sources: list[str]) -> Rebuilt:
+        """Build in memory; swap the files in (or keep the last good ones), and only then wake the pages."""
+        started = time.perf_counter()
+        error = None
+        try:
+            result = build_site(self.root, drafts=self.drafts, base_url=self.url)
+            findings, files = tuple(result.findings), (result.files if result.ok else None)
+        except Exception as err:  # a bug in the generator must not take the preview down with it
+            error = err
+            crash = Finding("ledgerpress", 1, 1, "INTERNAL", f"the build crashed: {type(err).__name__}: {err}")
+            findings, files = (crash,), None
+        old = self.live.snapshot
+        good = files if files is not None else old.files
+        changed = sorted(path for path, data in (good or {}).items() if (old.files or {}).get(path) != data)
+        changed += sorted(set(old.files or ()) - set(good or ()))
+        snapshot = old
+        if old.version == 0 or changed or findings != old.findings:
+            errors = [finding for finding in findings if finding.severity == "error"]
+            tail = (overlay(errors) + reload_script(old.version + 1)).encode("utf-8")
+            snapshot = Snapshot(old.version + 1, good, findings, time.perf_counter() - started, tail)
+            self.live.swap(snapshot)
+        rebuilt = Rebuilt(snapshot, sources, changed, files is not None, time.perf_counter() - started, error)
+        self.on_build(rebuilt)
+        return rebuilt

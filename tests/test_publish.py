@@ -1,0 +1,274 @@
+"""Publishing for real: a folder mirror swapped in whole, and an S3 bucket on a moto_server started here."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+import uuid
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from generator.cli import cli
+from generator.publish import IMMUTABLE, Item, Plan
+from generator.serve import content_type
+from tests.conftest import STORY_PATH, write_tree
+
+ABOUT = "content/pages/about.md"
+CONTACT = "content/pages/contact.md"
+
+
+def run(*args: str):
+    return CliRunner().invoke(cli, [str(arg) for arg in args])
+
+
+def build(site: Path) -> dict[str, bytes]:
+    result = run("build", "--root", site)
+    assert result.exit_code == 0, result.output
+    return tree(site / "public")
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def stamps(root: Path) -> dict[str, tuple[int, int]]:
+    return {p.relative_to(root).as_posix(): (p.stat().st_ino, p.stat().st_mtime_ns) for p in root.rglob("*")
+            if p.is_file()}
+
+
+def summary(files: dict[str, bytes], unchanged: int = 0, deleted: int = 0) -> str:
+    return f"uploaded {len(files)}, unchanged {unchanged}, deleted {deleted}, bytes {sum(map(len, files.values()))}"
+
+
+def change_site(site: Path) -> None:
+    """An edited story, a removed page and a new one."""
+    story = site / STORY_PATH
+    story.write_text(story.read_text().replace("on a 9 to 2 vote.", "on a 9 to 2 vote, after a long night."))
+    write_tree(site, {ABOUT: None, CONTACT: "---\ntitle: Contact\n---\n\nWrite to the desk.\n"})
+
+
+@pytest.fixture
+def site(site: Path) -> Path:
+    return write_tree(site, {ABOUT: "---\ntitle: About\n---\n\nWho we are.\n"})
+
+
+def test_folder_mirror_round_trip(site: Path, tmp_path: Path):
+    dest = tmp_path / "www"
+    first = build(site)
+    result = run("publish", dest, "--root", site)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == summary(first)
+    assert tree(dest) == first
+    (dest / "stray.html").write_text("not ours")
+    before = stamps(dest)
+
+    change_site(site)
+    second = build(site)
+    changed = {rel: data for rel, data in second.items() if first.get(rel) != data}
+    removed = set(first) - set(second)
+    assert changed and removed and "about/index.html" in removed and "contact/index.html" in changed
+    result = run("publish", dest, "--root", site)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == summary(changed, len(second) - len(changed), len(removed) + 1)
+    assert tree(dest) == second
+    after = stamps(dest)
+    for rel in second:
+        if rel not in changed:
+            assert after[rel] == before[rel], f"{rel} was copied although it did not change"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site", "www"]  # no staging left behind
+
+
+def test_folder_dry_run_changes_nothing(site: Path, tmp_path: Path):
+    dest = tmp_path / "www"
+    first = build(site)
+    assert run("publish", dest, "--root", site).exit_code == 0
+    before = stamps(dest)
+    change_site(site)
+    build(site)
+    result = run("publish", dest, "--root", site, "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "upload contact/index.html (" in result.stdout and "delete about/index.html" in result.stdout
+    assert result.stdout.rstrip().endswith("(dry run: nothing changed)")
+    assert stamps(dest) == before and tree(dest) == first
+
+
+def test_refuses_missing_empty_or_failing_builds(site: Path, tmp_path: Path):
+    dest = tmp_path / "www"
+    result = run("publish", dest, "--root", site)
+    assert result.exit_code == 1 and "publish refused" in result.output and "ledgerpress build" in result.output
+    (site / "public").mkdir()
+    result = run("publish", dest, "--root", site)
+    assert result.exit_code == 1 and "is empty" in result.output
+    build(site)
+    story = site / STORY_PATH
+    story.write_text(story.read_text().replace("[cites: 1000000000000000002]\n\n-", "\n\n-"))
+    result = run("publish", dest, "--root", site)
+    assert result.exit_code == 1 and "LP030" in result.output and "publish refused: 1 error" in result.output
+    result = run("publish", site / "public" / "copy", "--root", site.parent / "missing")
+    assert result.exit_code == 1
+    assert not dest.exists()
+
+
+def test_refuses_a_destination_inside_public_or_holding_nothing_of_the_site(site: Path, tmp_path: Path):
+    build(site)
+    result = run("publish", site / "public" / "mirror", "--root", site)
+    assert result.exit_code == 1 and "overlaps" in result.output
+    result = run("publish", site, "--root", site)
+    assert result.exit_code == 1 and "overlaps" in result.output
+    home = write_tree(tmp_path / "home", {"notes.txt": "mine", "photos/cat.jpg": "meow"})
+    result = run("publish", home, "--root", site)
+    assert result.exit_code == 1 and "none of them is a file of this site" in result.output
+    assert tree(home) == {"notes.txt": b"mine", "photos/cat.jpg": b"meow"}
+
+
+def test_upload_order_and_cache_headers():
+    paths = ["index.html", "stories/2026-11-21/x/index.html", "stories/2026-11-21/x/index.md", "feed.xml",
+             "sitemap.xml", "style.css", "pagefind/pagefind.js", "pagefind/fragment/en_3bdcab7.pf_fragment",
+             "pagefind/pagefind.en_cce98ccfdb.pf_meta", "pagefind/pagefind-entry.json", "pagefind/wasm.en.pagefind"]
+    plan = Plan(upload=[Item(path, 1, "0") for path in paths], delete=["old.html"])
+    order = [item.path for group in plan.batches() for item in group]
+    assert order[:2] == ["pagefind/fragment/en_3bdcab7.pf_fragment", "pagefind/pagefind.en_cce98ccfdb.pf_meta"]
+    assert order.index("style.css") < order.index("stories/2026-11-21/x/index.md") < order.index(
+        "stories/2026-11-21/x/index.html") < order.index("index.html") < order.index("feed.xml")
+    assert order[-2:] == ["feed.xml", "sitemap.xml"]
+    caches = {item.path: item.cache_control for item in plan.upload}
+    assert caches["pagefind/fragment/en_3bdcab7.pf_fragment"] == IMMUTABLE
+    assert caches["index.html"].startswith("public, max-age=60") and caches["feed.xml"] == caches["index.html"]
+    assert caches["pagefind/wasm.en.pagefind"] != IMMUTABLE and caches["style.css"] != IMMUTABLE
+
+
+# --- S3, against a real S3-compatible HTTP endpoint on loopback ---------------------------------------------------
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@pytest.fixture(scope="module")
+def endpoint(tmp_path_factory):
+    """`moto_server -H 127.0.0.1 -p PORT`, up until the module's tests are done."""
+    if not all(importlib.util.find_spec(name) for name in ("moto", "flask", "flask_cors")):
+        pytest.skip("moto[s3], flask and flask-cors are not installed")
+    port = _free_port()
+    script = Path(sys.executable).with_name("moto_server")
+    command = [str(script)] if script.exists() else [sys.executable, "-m", "moto.server"]
+    log = (tmp_path_factory.mktemp("moto") / "moto.log").open("w")
+    process = subprocess.Popen([*command, "-H", "127.0.0.1", "-p", str(port)], stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 30
+    while True:
+        try:
+            urllib.request.urlopen(f"{url}/moto-api/", timeout=2).close()
+            break
+        except OSError:
+            if process.poll() is not None or time.monotonic() > deadline:
+                process.kill()
+                pytest.fail("moto_server did not start")
+            time.sleep(0.05)
+    yield url
+    process.terminate()
+    process.wait(10)
+    log.close()
+
+
+@pytest.fixture
+def s3(endpoint: str, monkeypatch, tmp_path: Path):
+    """A boto3 client and a fresh versioned bucket; AWS settings from the environment only, as a user's would be."""
+    import boto3
+
+    for name in ("AWS_PROFILE", "AWS_SESSION_TOKEN", "AWS_ENDPOINT_URL", "AWS_ENDPOINT_URL_S3"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_ACCESS_KEY_ID", "testing")
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "testing")
+    monkeypatch.setenv("AWS_DEFAULT_REGION", "us-east-1")
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
+    client = boto3.client("s3", endpoint_url=endpoint)
+    client.bucket = f"news-{uuid.uuid4().hex[:12]}"
+    client.create_bucket(Bucket=client.bucket)
+    client.put_bucket_versioning(Bucket=client.bucket, VersioningConfiguration={"Status": "Enabled"})
+    return client
+
+
+def versions(s3) -> dict[str, int]:
+    """How many times each key was written or deleted (the bucket keeps every version and delete marker)."""
+    counts: dict[str, int] = {}
+    for page in s3.get_paginator("list_object_versions").paginate(Bucket=s3.bucket):
+        for version in [*page.get("Versions", []), *page.get("DeleteMarkers", [])]:
+            counts[version["Key"]] = counts.get(version["Key"], 0) + 1
+    return counts
+
+
+def live_keys(s3) -> set[str]:
+    return {entry["Key"] for page in s3.get_paginator("list_objects_v2").paginate(Bucket=s3.bucket)
+            for entry in page.get("Contents", [])}
+
+
+def test_s3_publish_then_nothing_then_only_what_changed(site: Path, s3, endpoint: str):
+    dest = f"s3://{s3.bucket}/news"
+    first = build(site)
+    result = run("publish", dest, "--root", site, "--endpoint-url", endpoint)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == summary(first)
+    assert live_keys(s3) == {f"news/{rel}" for rel in first} | {"news/.ledgerpress-manifest.json"}
+    for rel, data in first.items():
+        stored = s3.get_object(Bucket=s3.bucket, Key=f"news/{rel}")
+        assert stored["Body"].read() == data and stored["ContentType"] == content_type(rel)
+        assert stored["Metadata"]["sha256"]
+        if rel.endswith((".html", ".json", ".md", ".xml")):
+            assert stored["CacheControl"] == "public, max-age=60, must-revalidate", rel
+        if rel.startswith("pagefind/fragment/"):
+            assert stored["CacheControl"] == IMMUTABLE
+    head = s3.head_object(Bucket=s3.bucket, Key="news/stories/2026-11-21/council-funds-the-quay-street-busway/index.md")
+    assert head["ContentType"] == "text/markdown; charset=utf-8"
+    assert s3.head_object(Bucket=s3.bucket, Key="news/feed.xml")["ContentType"] == "application/atom+xml; charset=utf-8"
+    written = versions(s3)
+
+    result = run("publish", dest, "--root", site, "--endpoint-url", endpoint)
+    assert result.stdout.strip() == f"uploaded 0, unchanged {len(first)}, deleted 0, bytes 0"
+    assert versions(s3) == written  # not one PUT
+
+    change_site(site)
+    second = build(site)
+    changed = {rel: data for rel, data in second.items() if first.get(rel) != data}
+    removed = set(first) - set(second)
+    result = run("publish", dest, "--root", site, "--endpoint-url", endpoint)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.strip() == summary(changed, len(second) - len(changed), len(removed))
+    rewritten = {key for key, count in versions(s3).items() if count != written.get(key, 0)}
+    assert rewritten == {f"news/{rel}" for rel in [*changed, *removed]} | {"news/.ledgerpress-manifest.json"}
+    assert live_keys(s3) == {f"news/{rel}" for rel in second} | {"news/.ledgerpress-manifest.json"}
+
+
+def test_s3_without_its_manifest_reads_the_hashes_from_object_metadata(site: Path, s3, endpoint: str):
+    dest = f"s3://{s3.bucket}"
+    files = build(site)
+    assert run("publish", dest, "--root", site, "--endpoint-url", endpoint).exit_code == 0
+    s3.delete_object(Bucket=s3.bucket, Key=".ledgerpress-manifest.json")
+    result = run("publish", dest, "--root", site, "--endpoint-url", endpoint)
+    assert result.stdout.strip() == f"uploaded 0, unchanged {len(files)}, deleted 0, bytes 0"
+
+
+def test_s3_dry_run_writes_nothing(site: Path, s3, endpoint: str):
+    files = build(site)
+    result = run("publish", f"s3://{s3.bucket}/news", "--root", site, "--endpoint-url", endpoint, "--dry-run")
+    assert result.exit_code == 0, result.output
+    assert "upload index.html (" in result.stdout and "text/html; charset=utf-8" in result.stdout
+    assert result.stdout.rstrip().endswith(summary(files) + " (dry run: nothing changed)")
+    assert live_keys(s3) == set()
+
+
+def test_s3_errors_are_one_clear_line(site: Path, s3, endpoint: str):
+    build(site)
+    result = run("publish", "s3://no-such-bucket-here/x", "--root", site, "--endpoint-url", endpoint)
+    assert result.exit_code == 1 and "NoSuchBucket" in result.output and "Traceback" not in result.output
