@@ -20,6 +20,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -47,12 +48,14 @@ def corpus(work: Path, count: int) -> Path:
 
 
 def edit_one(site: Path, run: int) -> None:
-    """Reword one sentence of one story (no new figures), differently each run."""
+    """Reword one sentence of one story (no new figures), never to the same words twice."""
     story = sorted((site / "content" / "stories").glob("*/*.md"))[run * 7 % 50]
     text = story.read_text(encoding="utf-8")
-    marker = "The record puts it at"
-    story.write_text(text.replace(marker, f"The record (edit {run}) puts it at", 1) if "(edit" not in text
-                     else re.sub(r"\(edit \d+\)", f"(edit {run})", text, count=1), encoding="utf-8")
+    stamp = f"(edit {time.time_ns()})"
+    edited = re.sub(r"\(edit \d+\)", stamp, text, count=1) if "(edit " in text else \
+        text.replace("The record puts it at", f"The record {stamp} puts it at", 1)
+    assert edited != text
+    story.write_text(edited, encoding="utf-8")
 
 
 def measure(site: Path, runs: int, jobs: int | None, search: bool) -> dict[str, tuple[float, int]]:

@@ -256,4 +256,8 @@ def list_rules() -> None:
 
 
 def main() -> None:
-    cli(prog_name="ledgerpress")
+    try:
+        cli(prog_name="ledgerpress")
+    except KeyboardInterrupt:
+        click.echo("interrupted: the output folder holds the last completed build", err=True)
+        sys.exit(130)

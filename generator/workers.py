@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import signal
 from collections.abc import Callable, Iterable, Iterator
 from typing import Protocol, TypeVar
 
@@ -36,8 +37,13 @@ class Workers:
             yield from map(func, items)
             return
         chunk = max(1, min(32, count // (jobs * 16)))
-        with multiprocessing.get_context("fork").Pool(jobs) as pool:
+        with multiprocessing.get_context("fork").Pool(jobs, initializer=_quiet) as pool:
             yield from pool.imap(func, items, chunksize=chunk)
+
+
+def _quiet() -> None:
+    """Ctrl-C is the parent's to handle: it stops the pool; workers must not each print a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def workers(jobs: int | None) -> Workers:
