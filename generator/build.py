@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import pickle
 import time
 import zlib
@@ -71,6 +73,12 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
                progress: Progress | None = None, sections: dict[str, bytes] | None = None) -> Checked:
     """Load everything and run every rule. Stories are read and parsed on `jobs` processes; when `sections`
     is a dict, their bodies are rendered there too (by path), so that building never parses a body twice."""
+    with _no_cycle_collection():
+        return _check_site(root, drafts, base_url, jobs, progress, sections)
+
+
+def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None, progress: Progress | None,
+                sections: dict[str, bytes] | None) -> Checked:
     content = load_content(root, drafts=drafts, base_url=base_url, stories=False)
     if content.config is None:
         return Checked(content, None, Report(sorted(content.findings), {}))
@@ -131,17 +139,31 @@ def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jo
     nothing is rendered if an error remains."""
     started = time.perf_counter()
     sections: dict[str, bytes] = {}
-    checked = check_site(root, drafts=drafts, base_url=base_url, jobs=jobs, progress=progress, sections=sections)
-    result = BuildResult(checked.findings)
-    if not result.ok or checked.index is None:
-        return result
-    try:
-        _render(root, checked, sections, result, jobs, search, progress, sink)
-    except TemplateError as err:
-        result.files, result.digests, result.written = {}, {}, set()
-        result.findings = [*result.findings, template_finding(root, err)]
+    with _no_cycle_collection():
+        checked = check_site(root, drafts=drafts, base_url=base_url, jobs=jobs, progress=progress, sections=sections)
+        result = BuildResult(checked.findings)
+        if not result.ok or checked.index is None:
+            return result
+        try:
+            _render(root, checked, sections, result, jobs, search, progress, sink)
+        except TemplateError as err:
+            result.files, result.digests, result.written = {}, {}, set()
+            result.findings = [*result.findings, template_finding(root, err)]
     result.seconds = time.perf_counter() - started
     return result
+
+
+@contextlib.contextmanager
+def _no_cycle_collection():
+    """A build makes millions of objects that live until it ends and few cycles: Python's cyclic collector
+    would rescan them all again and again (a 20,000-story build spent a third of its time there)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _render(root: Path, checked: Checked, sections: dict[str, bytes], result: BuildResult,
