@@ -20,7 +20,7 @@ from .checks import Report, SiteIndex, local_findings, run_checks
 from .config import CONFIG_NAME
 from .load import Content, add_story, load_content, load_story, story_files
 from .models import Finding, Story, StoryFile
-from .workers import Progress, workers
+from .workers import Progress, Workers, workers
 from .render import Renderer, template_dirs
 from .feeds import feed_outputs
 from .search import search_index
@@ -175,7 +175,7 @@ def _render(root: Path, checked: Checked, sections: dict[str, bytes], result: Bu
     unset = [story for story in stories if story.meta.related is None]
     computed = RelatedIndex(index.stories, index.cited, known=index.features) if unset else None
     _JOB.update(root=root, index=index, report=checked.report, computed=computed, stories=stories, sections=sections,
-                sink=sink)
+                sink=sink, renderer=renderer)
     views: list[StoryView] = []
     sources: dict[str, str] = {}
     try:
@@ -188,9 +188,10 @@ def _render(root: Path, checked: Checked, sections: dict[str, bytes], result: Bu
                 progress("render", done, len(stories))
     finally:
         _JOB.clear()
-    _JOB.update(root=root, index=index, views=views, pages=checked.content.pages, sink=sink)
+    _JOB.update(root=root, index=index, views=views, pages=checked.content.pages, sink=sink, renderer=renderer)
     try:
-        for outputs in workers(jobs).map(render_part, SITE_PARTS, len(SITE_PARTS), min_per_job=1):
+        parallel = 1 if len(stories) >= Workers.MIN_PER_JOB * 8 else len(SITE_PARTS)  # else not worth a pool
+        for outputs in workers(jobs).map(render_part, SITE_PARTS, len(SITE_PARTS), min_per_job=parallel):
             for path, data, source in outputs:
                 _add(result, sources, path, data, source)
     finally:
@@ -215,8 +216,6 @@ _JOB: dict = {}
 def render_story(position: int) -> tuple[StoryView, list[tuple[str, bytes]]]:
     """One story's three variants, and its view without the body (all that list pages and feeds need)."""
     job = _JOB
-    if "renderer" not in job:
-        job["renderer"] = Renderer(job["root"], job["index"].config)
     index, story = job["index"], job["stories"][position]
     view = _view(story, _unpacked(job["sections"][story.path]), index, job["report"], job["computed"])
     texts = job["renderer"].story(view)
@@ -241,8 +240,7 @@ def render_part(part: str) -> list[tuple[str, bytes, str]]:
     """One share of the site-wide pages, so that they too are rendered on every core: the front, list,
     feed and plain pages, or every other manifest page."""
     job = _JOB
-    index, views = job["index"], job["views"]
-    renderer = Renderer(job["root"], index.config)
+    index, views, renderer = job["index"], job["views"], job["renderer"]
     if part == "site":
         found = [*site_outputs(views, job["pages"], renderer, index.config), *feed_outputs(views, renderer, index.config)]
     else:

@@ -12,7 +12,8 @@ from urllib.parse import urlsplit
 
 import orjson
 import yaml
-from jinja2 import ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import BytecodeCache, ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2.bccache import Bucket
 from markupsafe import Markup
 from pydantic import BaseModel
 
@@ -103,9 +104,28 @@ def news_article(story: Any, config: SiteConfig) -> dict[str, Any]:
     }
 
 
+class CompiledTemplates(BytecodeCache):
+    """Compiled templates kept for the life of the process (and its forked workers): each build makes a new
+    environment, and compiling the template set costs more than rendering a small site. Jinja checks each
+    entry against the template's source, so an edited template is compiled again."""
+
+    def __init__(self) -> None:
+        self._store: dict[str, bytes] = {}
+
+    def load_bytecode(self, bucket: Bucket) -> None:
+        if bucket.key in self._store:
+            bucket.bytecode_from_string(self._store[bucket.key])
+
+    def dump_bytecode(self, bucket: Bucket) -> None:
+        self._store[bucket.key] = bucket.bytecode_to_string()
+
+
+_COMPILED = CompiledTemplates()
+
+
 def make_environment(root: Path, config: SiteConfig) -> Environment:
     env = Environment(
-        loader=ChoiceLoader([FileSystemLoader(str(path)) for path in template_dirs(root)]),
+        loader=ChoiceLoader([FileSystemLoader(str(path)) for path in template_dirs(root)]), bytecode_cache=_COMPILED,
         autoescape=select_autoescape(enabled_extensions=("html", "xml"), default_for_string=False),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )

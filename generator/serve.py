@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import html
 import json
 import mimetypes
@@ -21,9 +22,11 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from watchfiles import DefaultFilter, watch
 
 from .build import build_site
+from .search import BUNDLE, search_index
 from .models import Finding
 
 TOOLS = "/__ledgerpress/"
+SEARCH = BUNDLE + "/"
 TEXT = "text/plain; charset=utf-8"
 TYPES = {".html": "text/html; charset=utf-8", ".json": "application/json", ".md": "text/markdown; charset=utf-8",
          ".xml": "application/xml; charset=utf-8", ".css": "text/css; charset=utf-8", ".txt": TEXT,
@@ -126,6 +129,15 @@ class Live:
         with self._changed:
             self.snapshot = snapshot
             self._changed.notify_all()
+
+    def replace(self, current: Snapshot, snapshot: Snapshot) -> bool:
+        """Swap in snapshot only if current is still live (a later build wins over a late search index)."""
+        with self._changed:
+            if self.snapshot is not current:
+                return False
+            self.snapshot = snapshot
+            self._changed.notify_all()
+            return True
 
     def wait(self, seen: int, timeout: float) -> Snapshot | None:
         """The snapshot once its version differs from seen (or the timeout passed); None when closing."""
@@ -282,6 +294,7 @@ class Preview:
         shown = f"[{host}]" if ":" in host else host
         self.url = f"http://{shown}:{self.server.server_address[1]}"
         self._stop = threading.Event()
+        self._indexing = threading.Lock()  # one Pagefind run at a time
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
@@ -355,13 +368,16 @@ class Preview:
         started = time.perf_counter()
         error = None
         try:
-            result = build_site(self.root, drafts=self.drafts, base_url=self.url)
+            result = build_site(self.root, drafts=self.drafts, base_url=self.url, search=False)
             findings, files = tuple(result.findings), (result.files if result.ok else None)
         except Exception as err:  # a bug in the generator must not take the preview down with it
             error = err
             crash = Finding("ledgerpress", 1, 1, "INTERNAL", f"the build crashed: {type(err).__name__}: {err}")
             findings, files = (crash,), None
         old = self.live.snapshot
+        searchable = files is not None
+        if files is not None:  # the last search index serves until the new one is ready (see _index)
+            files = {**{p: d for p, d in (old.files or {}).items() if p.startswith(SEARCH)}, **files}
         good = files if files is not None else old.files
         changed = sorted(path for path, data in (good or {}).items() if (old.files or {}).get(path) != data)
         changed += sorted(set(old.files or ()) - set(good or ()))
@@ -373,4 +389,23 @@ class Preview:
             self.live.swap(snapshot)
         rebuilt = Rebuilt(snapshot, sources, changed, files is not None, time.perf_counter() - started, error)
         self.on_build(rebuilt)
+        if searchable:  # off the watcher thread: the next save must not wait for the index of this one
+            threading.Thread(target=self._index, args=(snapshot,), name="search-index", daemon=True).start()
         return rebuilt
+
+    def _index(self, snapshot: Snapshot) -> None:
+        """Pagefind re-indexes the whole site, the slowest part of a build: it runs after the reload, and
+        its files join the same snapshot version (no second reload) unless a newer build came first."""
+        with self._indexing:
+            if self.live.snapshot is not snapshot:
+                return  # a newer build came first; its own index follows
+            pages = {path: data for path, data in (snapshot.files or {}).items() if path.endswith(".html")}
+            found = search_index(pages)
+        self._indexed(snapshot, found)
+
+    def _indexed(self, snapshot: Snapshot, found) -> None:
+        for note in found.notes:
+            print(f"{note} (warning)", file=sys.stderr)
+        if found.files:
+            kept = {path: data for path, data in snapshot.files.items() if not path.startswith(SEARCH)}
+            self.live.replace(snapshot, dataclasses.replace(snapshot, files={**kept, **found.files}))
