@@ -51,11 +51,19 @@ def edit_one(site: Path, run: int) -> None:
     """Reword one sentence of one story (no new figures), never to the same words twice."""
     story = sorted((site / "content" / "stories").glob("*/*.md"))[run * 7 % 50]
     text = story.read_text(encoding="utf-8")
-    stamp = f"(edit {time.time_ns()})"
-    edited = re.sub(r"\(edit \d+\)", stamp, text, count=1) if "(edit " in text else \
+    stamp = f"(edit {_letters(time.time_ns())})"  # letters: a number here would be an unsupported figure
+    edited = re.sub(r"\(edit [a-z0-9]+\)", stamp, text, count=1) if "(edit " in text else \
         text.replace("The record puts it at", f"The record {stamp} puts it at", 1)
     assert edited != text
     story.write_text(edited, encoding="utf-8")
+
+
+def _letters(number: int) -> str:
+    word = ""
+    while number:
+        number, digit = divmod(number, 26)
+        word += chr(ord("a") + digit)
+    return word
 
 
 def measure(site: Path, runs: int, jobs: int | None, search: bool) -> dict[str, tuple[float, int]]:
