@@ -6,28 +6,28 @@ import contextlib
 import gc
 import pickle
 import time
-import zlib
 import traceback
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
 
 from jinja2 import TemplateError
 
-from .body import Body, parse_body
+from .body import parse_body
 from .cache import digest
 from .checks import Report, SiteIndex, local_findings, run_checks
 from .config import CONFIG_NAME
+from .feeds import feed_outputs
 from .load import Content, add_story, load_content, load_story, story_files
 from .models import Finding, Story, StoryFile
-from .workers import Progress, Workers, workers
-from .render import Renderer, template_dirs
-from .feeds import feed_outputs
-from .search import search_index
 from .related_stories import RelatedIndex, cited_ids
+from .render import Renderer, template_dirs
+from .search import search_index
 from .similarity import Features, features
 from .site import manifest_outputs, site_outputs, sitemap_outputs
 from .view import SectionView, StoryView, related_views, story_sections, story_view
+from .workers import Progress, Workers, workers
 
 
 class Sink(Protocol):
@@ -83,7 +83,7 @@ def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None
     if content.config is None:
         return Checked(content, None, Report(sorted(content.findings), {}))
     cited: dict[str, frozenset[str]] = {}
-    features: dict[str, Features] = {}
+    signatures: dict[str, Features] = {}
     files = story_files(root)
     _JOB.update(manifests=content.manifests, config=content.config, render=sections is not None)
     local: list[Finding] = []
@@ -93,7 +93,7 @@ def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None
             if drafts or not (isinstance(prepared.story, Story) and prepared.story.meta.draft):
                 local.extend(prepared.local)
             if prepared.features is not None:
-                cited[prepared.path], features[prepared.path] = prepared.cited, prepared.features
+                cited[prepared.path], signatures[prepared.path] = prepared.cited, prepared.features
             if sections is not None and prepared.sections is not None:
                 sections[prepared.path] = prepared.sections
             if progress:
@@ -101,7 +101,7 @@ def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None
     finally:
         _JOB.clear()
     index = SiteIndex(content.config, content.manifests, content.stories, {}, content.broken, pages=content.pages,
-                      config_path=f"content/{CONFIG_NAME}", root=root, features=features, cited=cited)
+                      config_path=f"content/{CONFIG_NAME}", root=root, features=signatures, cited=cited)
     return Checked(content, index, run_checks(index, content.findings, local))
 
 
@@ -120,7 +120,7 @@ class Prepared:
 
 
 def prepare_story(item: tuple[Path, str]) -> Prepared:
-    """Read one story, parse its body once, render its sections if building, drop the tokens."""
+    """Read one story, parse its body once, run its local rules, and (when building) render its sections."""
     path, shown = item
     story, findings = load_story(path, shown)
     if story is None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import hashlib
-import heapq
 import string
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence

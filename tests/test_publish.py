@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import importlib.util
-import os
-import shutil
 import socket
 import subprocess
 import sys

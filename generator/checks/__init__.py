@@ -95,10 +95,10 @@ def run_checks(site: SiteIndex, loaded: list[Finding] = (), local: list[Finding]
 
 
 def local_findings(story: Story | StoryFile, body: Body, config: SiteConfig,
-                   manifests: dict[str, ManifestFile]) -> list[Finding]:
+                   records: dict[str, ManifestFile]) -> list[Finding]:
     """The local rules of one story, as a build worker runs them (severities are applied later, once)."""
     stories = [story] if isinstance(story, Story) else []
-    site = SiteIndex(config, manifests, stories, {story.path: body}, [] if stories else [story])
+    site = SiteIndex(config, records, stories, {story.path: body}, [] if stories else [story])
     found: list[Finding] = []
     for current in RULES.values():
         if current.local and current.run is not None and config.checks.get(current.code) != "off":
