@@ -188,6 +188,8 @@ def _render(root: Path, checked: Checked, sections: dict[str, bytes], result: Bu
                 progress("render", done, len(stories))
     finally:
         _JOB.clear()
+    if progress:
+        progress("pages", len(stories), len(stories))
     _JOB.update(root=root, index=index, views=views, pages=checked.content.pages, sink=sink, renderer=renderer)
     try:
         parallel = 1 if len(stories) >= Workers.MIN_PER_JOB * 8 else len(SITE_PARTS)  # else not worth a pool

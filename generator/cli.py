@@ -107,7 +107,7 @@ def _built_line(summary: dict[str, int], seconds: float, target: Path, prefix: s
 class Progress:
     """A progress bar on a terminal for long builds; on anything else, a plain line now and then."""
 
-    STAGES = {"read": "reading and checking", "render": "rendering"}
+    STAGES = {"read": "reading and checking", "render": "rendering", "pages": "lists, feeds, manifests"}
 
     def __init__(self) -> None:
         self.tty = sys.stderr.isatty()
