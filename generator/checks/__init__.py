@@ -143,6 +143,8 @@ declare("LP002", "a required field is missing or has the wrong type or range")
 declare("LP003", "unknown front-matter field")
 declare("LP004", "an id is not a quoted string, or does not match the id pattern")
 declare("LP100", "a manifest file is not valid JSON or fails its schema")
+declare("LP900", "a template failed to render (reported at the template's line)")
+declare("LP901", "the search index could not be built (a warning: the site is built without search)")
 
 # importing the rule modules registers their rules
 from . import citations, files, ledger, links, manifests, related, repeats, taxonomy  # noqa: E402,F401
