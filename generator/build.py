@@ -130,6 +130,7 @@ def prepare_story(item: tuple[Path, str]) -> Prepared:
     if not isinstance(story, Story):
         return Prepared(shown, story, findings, local)
     sections = _packed(story_sections(story, body, _JOB["manifests"])) if _JOB.get("render") else None
+    story.source = story.source.shallow()  # local rules are done; the rest need only top-level places
     return Prepared(shown, story, findings, local, features(story.body), cited_ids(body), sections)
 
 
