@@ -18,6 +18,7 @@ from typing import Protocol
 from urllib.parse import urlsplit
 
 from .serve import content_type
+from .write import swap_in
 
 IMMUTABLE = "public, max-age=31536000, immutable"
 DOCUMENT = "public, max-age=60, must-revalidate"
@@ -182,10 +183,8 @@ class FolderTarget:
                 _place(staging / item.path, lambda target, rel=item.path: _link_or_copy(self.dest / rel, target))
             for item in plan.upload:
                 _place(staging / item.path, lambda target, rel=item.path: shutil.copy2(files[rel], target))
-            if not self.dest.exists():
-                staging.rename(self.dest)
-            elif not _exchange(staging, self.dest):
-                _swap(staging, self.dest)
+            if not self.dest.exists() or not _exchange(staging, self.dest):
+                swap_in(staging, self.dest)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
 
@@ -217,18 +216,6 @@ def _exchange(new: Path, old: Path) -> bool:
     if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
         return False
     raise OSError(code, os.strerror(code), str(old))
-
-
-def _swap(new: Path, old: Path) -> None:
-    """Two renames where an atomic exchange is not available: the old tree aside, the new one in; `new` ends old."""
-    aside = old.parent / f".{old.name}.old-{os.getpid()}"
-    old.rename(aside)
-    try:
-        new.rename(old)
-    except BaseException:
-        aside.rename(old)
-        raise
-    aside.rename(new)
 
 
 class S3Target:

@@ -50,7 +50,7 @@ def write_site(out: Path, files: Iterable[tuple[str, bytes]]) -> WriteStats:
     staging.mkdir()
     try:
         stats = _fill(staging, files)
-        _swap(staging, out)
+        swap_in(staging, out)
     except BaseException:
         shutil.rmtree(staging, ignore_errors=True)
         raise
@@ -75,8 +75,8 @@ def _fill(staging: Path, files: Iterable[tuple[str, bytes]]) -> WriteStats:
     return stats
 
 
-def _swap(staging: Path, out: Path) -> None:
-    """Rename the old folder aside, the new one in, then delete the old one."""
+def swap_in(staging: Path, out: Path) -> None:
+    """Rename the old folder aside, the new one in, then delete the old one (publish uses it too)."""
     if not out.exists():
         staging.rename(out)
         return
