@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
@@ -150,7 +151,7 @@ class Story:
     def published_utc(self) -> dt.datetime:
         return self.meta.published.astimezone(dt.timezone.utc)
 
-    @property
+    @functools.cached_property
     def key(self) -> str:
         """`YYYY-MM-DD/slug`: how `related` names a story, and its URL below /stories/."""
         return f"{self.published_utc.date().isoformat()}/{self.slug}"

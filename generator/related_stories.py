@@ -1,4 +1,5 @@
-"""Computed related stories: shared distinctive words, shared passages and shared manifests, near-linear."""
+"""Computed related stories: shared distinctive words, shared passages and shared manifests, near-linear,
+and recomputed after an edit only for the stories that edit can reach."""
 
 from __future__ import annotations
 
@@ -6,7 +7,10 @@ import bisect
 import heapq
 import math
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
 
 from .body import Body
 from .models import Story
@@ -27,6 +31,19 @@ def related_keys(stories: Sequence[Story], bodies: Mapping[str, Body], limit: in
     return {key: index.related(key, limit) for key in index.keys}
 
 
+@dataclass
+class RelatedState:
+    """What one build computed related stories from, and what it found: the next build starts from it and
+    recomputes only the stories whose candidates or scores an edit can have changed."""
+
+    keys: list[str]                       # by publication, then key
+    terms: list[frozenset[str]]
+    cited: list[frozenset[str]]
+    near: list[list[int]]
+    documents: Counter                    # candidate word -> number of stories holding it
+    found: dict[str, list[str]]           # key -> its related keys
+
+
 class RelatedIndex:
     """What computing related stories needs of the whole site, built once; `related(key)` then scores one
     story's candidates (stories sharing a distinctive word, a manifest or a passage): shared distinctive
@@ -34,32 +51,134 @@ class RelatedIndex:
     stories by default (as Hugo's related content), so a new story never changes what older pages list."""
 
     def __init__(self, stories: Sequence[Story], cited: Mapping[str, frozenset[str]],
-                 known: Mapping[str, Features] | None = None, earlier_only: bool = True) -> None:
+                 known: Mapping[str, Features] | None = None, earlier_only: bool = True,
+                 previous: RelatedState | None = None, changed: Collection[str] = ()) -> None:
         order = _unique_by_key(stories)
         self.found = [known[s.path] if known and s.path in known else features(s.body) for s in order]
-        self.terms = distinctive([f.counts for f in self.found])
+        self.keys = [story.key for story in order]
+        self.position = {key: i for i, key in enumerate(self.keys)}
+        counts = [f.counts for f in self.found]
+        self.documents = Counter(word for counted in counts for word in counted)
+        self.terms = self._terms(counts, previous, changed)
         self.cited = [_cited(story, cited.get(story.path)) for story in order]
         self.near = CandidateIndex([f.sketch for f in self.found], [f.empty for f in self.found],
                                    RELATED_THRESHOLD, RELATED_RECALL)
-        self.keys = [story.key for story in order]
         self.newsrooms = [story.meta.newsroom for story in order]
-        self.position = {key: i for i, key in enumerate(self.keys)}
         self.by_term = _holders(self.terms)
         self.by_manifest = _holders(self.cited)
         self.earlier_only = earlier_only
+        self._arrays()
+
+    def _terms(self, counts: list[Mapping[str, int]], previous: RelatedState | None,
+               changed: Collection[str]) -> list[frozenset[str]]:
+        """Distinctive words by tf-idf; after an edit only the stories holding a word whose document count
+        moved are ranked again (every story when the number of stories moved, since every idf did)."""
+        if previous is None or len(previous.keys) != len(self.keys):
+            return distinctive(counts, documents=self.documents)
+        moved = {word for word in self.documents.keys() | previous.documents.keys()
+                 if self.documents[word] != previous.documents[word]}
+        before = dict(zip(previous.keys, previous.terms))
+        idf = _idf(self.documents, len(counts))
+        return [_top(counted, idf) if key in changed or key not in before or not moved.isdisjoint(counted)
+                else before[key] for key, counted in zip(self.keys, counts)]
+
+    def _arrays(self) -> None:
+        """Words and manifests as integer rows, so that one story's candidates are scored in one go."""
+        self.term_sets, self.cited_sets = _Sets(self.terms), _Sets(self.cited)
+        rank = {key: n for n, key in enumerate(sorted(self.keys))}
+        self.key_rank = np.array([rank[key] for key in self.keys], dtype=np.int64)
+        newsrooms = {name: n for n, name in enumerate(sorted(set(self.newsrooms)))}
+        self.newsroom_ids = np.array([newsrooms[name] for name in self.newsrooms], dtype=np.int64)
+
+    def state(self, found: dict[str, list[str]]) -> RelatedState:
+        return RelatedState(self.keys, self.terms, self.cited, [self.near.near(i) for i in range(len(self.keys))],
+                            self.documents, found)
 
     def related(self, key: str, limit: int = 4) -> list[str]:
         i = self.position.get(key)
         if i is None:
             return []
-        near = set(self.near.near(i))  # only these share enough passages for their text similarity to count
-        others = (near | _neighbours(self.by_term, self.terms[i], i, TERM_NEIGHBOURS, self.earlier_only)
+        near = self.near.near(i)  # only these share enough passages for their text similarity to count
+        others = (set(near) | _neighbours(self.by_term, self.terms[i], i, TERM_NEIGHBOURS, self.earlier_only)
                   | _neighbours(self.by_manifest, self.cited[i], i, NEIGHBOURS, self.earlier_only))
-        scored = [(self.newsrooms[j] != self.newsrooms[i],
-                   -(_overlap(self.terms[i], self.terms[j]) + _overlap(self.cited[i], self.cited[j])
-                     + (estimate(self.found[i].sketch, self.found[j].sketch) if j in near else 0.0)),
-                   self.keys[j]) for j in others if j != i and (j < i or not self.earlier_only)]
-        return [key for _, score, key in sorted(scored) if score < 0][:limit]
+        chosen = np.sort(np.fromiter(others, dtype=np.int64, count=len(others)))
+        chosen = chosen[(chosen < i) | ((chosen > i) & (not self.earlier_only))]
+        if chosen.size == 0:
+            return []
+        score = self.term_sets.overlaps(i, chosen) + self.cited_sets.overlaps(i, chosen)
+        for at in np.flatnonzero(np.isin(chosen, near)).tolist():
+            score[at] += estimate(self.found[i].sketch, self.found[chosen[at]].sketch)
+        elsewhere = self.newsroom_ids[chosen] != self.newsroom_ids[i]
+        ranked = np.lexsort((self.key_rank[chosen], -score, elsewhere))
+        return [self.keys[j] for j in chosen[ranked[score[ranked] > 0][:limit]].tolist()]
+
+
+def related_all(index: RelatedIndex, previous: RelatedState | None, changed: Collection[str],
+                limit: int = 4) -> RelatedState:
+    """Every story's related keys: from `previous` where nothing it was computed from moved, else scored anew.
+    `changed`: the keys of the stories read again since `previous` (their words, manifests or text moved)."""
+    if previous is None:
+        return index.state({key: index.related(key, limit) for key in index.keys})
+    before = dict(zip(previous.keys, zip(previous.terms, previous.cited)))
+    moved = set(changed) | (set(index.keys) ^ set(previous.keys))
+    now = dict(zip(index.keys, zip(index.terms, index.cited)))
+    moved.update(key for key, value in now.items() if key in before and before[key] != value)
+    reach_now = _Reach(index.keys, index.terms, index.cited, index.near.near, index.earlier_only)
+    reach_before = _Reach(previous.keys, previous.terms, previous.cited, previous.near.__getitem__, index.earlier_only)
+    affected = set(moved)
+    for key in moved:
+        affected |= reach_now(key) | reach_before(key)
+    found = {key: index.related(key, limit) if key in affected else previous.found[key] for key in index.keys}
+    return index.state(found)
+
+
+class _Reach:
+    """Who counts a story among their candidates, in one build's index: the later stories near it in time
+    holding one of its words or manifests, and those sharing a passage with it. Only these can see their
+    related stories change when it changes."""
+
+    def __init__(self, keys: list[str], terms: list[frozenset[str]], cited: list[frozenset[str]],
+                 near: Callable[[int], list[int]], earlier_only: bool) -> None:
+        self.keys, self.terms, self.cited, self.near, self.earlier_only = keys, terms, cited, near, earlier_only
+        self.position = {key: i for i, key in enumerate(keys)}
+        self.by_term, self.by_manifest = _holders(terms), _holders(cited)
+
+    def __call__(self, key: str) -> set[str]:
+        i = self.position.get(key)
+        if i is None:
+            return set()
+        found = set(self.near(i))
+        for holders, items, count in ((self.by_term, self.terms[i], TERM_NEIGHBOURS),
+                                      (self.by_manifest, self.cited[i], NEIGHBOURS)):
+            for item in items:
+                stories = holders[item]
+                at = bisect.bisect_left(stories, i)
+                found.update(stories[at + 1: at + 1 + count])
+                if not self.earlier_only:
+                    found.update(stories[max(0, at - count): at])
+        return {self.keys[j] for j in found}
+
+
+class _Sets:
+    """Sets of strings as a matrix of word numbers, one row per set, padded with one number past the last,
+    so that the overlaps of one set with many are counted in one go."""
+
+    def __init__(self, items: list[frozenset[str]]) -> None:
+        ids = {word: n for n, word in enumerate(sorted(set().union(*items)))}
+        self.rows = np.full((len(items), max(map(len, items), default=0) or 1), len(ids), dtype=np.int64)
+        for n, item in enumerate(items):
+            self.rows[n, :len(item)] = [ids[word] for word in item]
+        self.sizes = np.array([len(item) for item in items], dtype=np.int64)
+        self._held = np.zeros(len(ids) + 1, dtype=bool)
+
+    def overlaps(self, i: int, chosen: np.ndarray) -> np.ndarray:
+        """The Jaccard overlap of set i with each chosen set (0 when either is empty)."""
+        mine = self.rows[i, :self.sizes[i]]
+        self._held[mine] = True
+        shared = self._held[self.rows[chosen]].sum(axis=1)
+        self._held[mine] = False
+        union = self.sizes[chosen] + self.sizes[i] - shared
+        return np.divide(shared, union, out=np.zeros(chosen.size), where=union > 0)
 
 
 def top_terms(texts: Sequence[str], size: int = TOP_TERMS) -> list[frozenset[str]]:
@@ -67,15 +186,21 @@ def top_terms(texts: Sequence[str], size: int = TOP_TERMS) -> list[frozenset[str
     return distinctive([features(text).counts for text in texts], size)
 
 
-def distinctive(counted: Sequence[Mapping[str, int]], size: int = TOP_TERMS) -> list[frozenset[str]]:
+def distinctive(counted: Sequence[Mapping[str, int]], size: int = TOP_TERMS,
+                documents: Counter | None = None) -> list[frozenset[str]]:
     """Per story, the `size` candidate words of highest tf-idf over all the stories."""
-    documents = Counter(word for counts in counted for word in counts)
-    idf = {word: math.log(len(counted) / df) for word, df in documents.items() if df < len(counted)}
-    ranked = []
-    for counts in counted:
-        weighted = [(count * idf[word], word) for word, count in counts.items() if word in idf]
-        ranked.append(frozenset(word for _, word in heapq.nlargest(size, weighted)))
-    return ranked
+    documents = documents if documents is not None else Counter(word for counts in counted for word in counts)
+    idf = _idf(documents, len(counted))
+    return [_top(counts, idf, size) for counts in counted]
+
+
+def _idf(documents: Counter, total: int) -> dict[str, float]:
+    return {word: math.log(total / df) for word, df in documents.items() if df < total}
+
+
+def _top(counts: Mapping[str, int], idf: Mapping[str, float], size: int = TOP_TERMS) -> frozenset[str]:
+    weighted = [(count * idf[word], word) for word, count in counts.items() if word in idf]
+    return frozenset(word for _, word in heapq.nlargest(size, weighted))
 
 
 def _unique_by_key(stories: Sequence[Story]) -> list[Story]:
@@ -96,7 +221,7 @@ def _cited(story: Story, in_body: frozenset[str] | None) -> frozenset[str]:
     return frozenset((*found, *(i for fact in story.meta.key_facts for i in fact.cites)))
 
 
-def _holders(items: list[frozenset[str]]) -> dict[str, list[int]]:
+def _holders(items: Iterable[frozenset[str]]) -> dict[str, list[int]]:
     """Item (word, manifest) -> the positions of the stories holding it, in order."""
     holders: dict[str, list[int]] = {}
     for position, keys in enumerate(items):
@@ -116,7 +241,3 @@ def _neighbours(holders: dict[str, list[int]], keys: frozenset[str], position: i
         if not earlier_only:
             found.update(stories[at + 1: at + 1 + count])
     return found
-
-
-def _overlap(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / len(a | b) if a and b else 0.0

@@ -8,7 +8,7 @@ import functools
 import hashlib
 import string
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -121,12 +121,9 @@ class CandidateIndex:
             keys = (matrix[:, band * rows: (band + 1) * rows] * _BAND_MIX[:rows]).sum(axis=1)
             keys[lonely] = ~np.arange(size, dtype=np.uint64)[lonely]  # an empty body shares no band
             order = np.argsort(keys, kind="stable")
-            runs = np.flatnonzero(np.diff(keys[order]) != 0) + 1
-            for group in np.split(order, runs):
-                if group.size > 1:
-                    members = group.tolist()
-                    for member in members:
-                        near[member].update(members)
+            for members in _runs(order, keys[order]):
+                for member in members:
+                    near[member].update(members)
         self._near = [sorted(found - {key}) for key, found in enumerate(near)]
 
     @classmethod
@@ -136,6 +133,13 @@ class CandidateIndex:
     def near(self, key: int) -> list[int]:
         """Positions of the other sets that share a band with set `key`, in order."""
         return self._near[key]
+
+
+def _runs(order: np.ndarray, ordered: np.ndarray) -> Iterator[list[int]]:
+    """The groups of two or more equal band keys (few: most stories share no band with any other)."""
+    edges = np.diff(np.concatenate(([0], (ordered[1:] == ordered[:-1]).view(np.int8), [0])))
+    for start, end in zip(np.flatnonzero(edges == 1), np.flatnonzero(edges == -1)):
+        yield order[start: end + 1].tolist()
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,93 @@
+"""Related stories after an edit: recomputing only the stories an edit can reach gives what scoring every
+story again gives, over random sequences of edits (words, manifests, times, newsrooms, additions, removals)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+from dataclasses import dataclass, field
+
+import pytest
+
+from generator.related_stories import RelatedIndex, related_all
+from generator.similarity import features
+
+WORDS = [f"{stem}{suffix}" for stem in ("harbour", "council", "ferry", "budget", "school", "clinic", "bridge",
+                                        "housing", "rail", "tariff", "river", "museum")
+         for suffix in ("", "s", "ing", "er")]
+SHARED = ("The ferry council met again on the harbour budget and the river bridge, and the clinic housing plan "
+          "was read in full at the museum before the school rail tariff vote was taken.")
+
+
+@dataclass
+class Meta:
+    published: dt.datetime
+    newsroom: str
+    ledger: list = field(default_factory=list)
+    key_facts: list = field(default_factory=list)
+
+
+@dataclass
+class Fake:
+    """What RelatedIndex reads of a story."""
+
+    path: str
+    key: str
+    meta: Meta
+    body: str
+
+
+def _story(rng: random.Random, n: int) -> tuple[Fake, frozenset[str]]:
+    words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 40)))
+    body = (SHARED + " " if rng.random() < 0.3 else "") + words
+    when = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc) + dt.timedelta(hours=rng.randint(0, 200))
+    story = Fake(f"s{n}.md", f"k{n:03d}", Meta(when, rng.choice(["city", "science"])), body)
+    return story, frozenset(rng.sample([f"m{i}" for i in range(12)], rng.randint(0, 3)))
+
+
+def _edit(rng: random.Random, stories: dict[str, tuple[Fake, frozenset[str]]], made: int) -> tuple[set[str], int]:
+    """One random edit; returns the keys of the stories it touched (what a build reads again)."""
+    kind = rng.choice(["words", "words", "manifests", "time", "newsroom", "add", "remove"])
+    if kind == "add" or not stories:
+        story, cited = _story(rng, made)
+        stories[story.key] = (story, cited)
+        return {story.key}, made + 1
+    key = rng.choice(sorted(stories))
+    story, cited = stories[key]
+    if kind == "remove":
+        del stories[key]
+    elif kind == "words":
+        story.body += " " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6)))
+    elif kind == "manifests":
+        stories[key] = (story, cited ^ {f"m{rng.randrange(12)}"})
+    elif kind == "time":
+        story.meta.published += dt.timedelta(hours=rng.randint(-90, 90))
+    else:
+        story.meta.newsroom = "science" if story.meta.newsroom == "city" else "city"
+    return {key}, made
+
+
+def _index(stories: dict[str, tuple[Fake, frozenset[str]]], previous, changed, earlier_only: bool) -> RelatedIndex:
+    listed = [story for story, _ in stories.values()]
+    cited = {story.path: found for story, found in stories.values()}
+    known = {story.path: features(story.body) for story in listed}
+    return RelatedIndex(listed, cited, known, earlier_only, previous=previous, changed=changed)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_incremental_related_equals_related_from_scratch(seed: int):
+    rng = random.Random(seed)
+    earlier_only = seed % 3 != 0
+    stories = {}
+    for made in range(40):
+        story, cited = _story(rng, made)
+        stories[story.key] = (story, cited)
+    made = 40
+    state = related_all(_index(stories, None, (), earlier_only), None, ())
+    for _ in range(40):
+        changed, made = _edit(rng, stories, made)
+        state = related_all(_index(stories, state, changed, earlier_only), state, changed)
+        fresh = related_all(_index(stories, None, (), earlier_only), None, ())
+        assert state.found == fresh.found
+        assert state.terms == fresh.terms
+    assert any(state.found.values())
