@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import hashlib
 import json
 import re
 from dataclasses import dataclass, field
@@ -225,6 +226,18 @@ def _front_matter(path: Path, shown: str) -> tuple[tuple | None, list[Finding]]:
     return (data if isinstance(data, dict) else None, source, body, body_line), findings
 
 
+def text_digest(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+
+
+def story_body(path: Path) -> str:
+    """A story's body alone, read again (what load_story kept as `body`): site-wide checks that compare
+    texts read the few they need instead of holding every body."""
+    text, _ = read_text(path, path.name)
+    parts = split_front_matter(text) if text is not None else None
+    return parts[2] if parts is not None else ""
+
+
 def load_story(path: Path, shown: str) -> tuple[Story | StoryFile | None, list[Finding]]:
     parsed, findings = _front_matter(path, shown)
     if parsed is None:
@@ -265,7 +278,7 @@ def load_manifest(path: Path, shown: str) -> tuple[ManifestFile | None, list[Fin
     except ValidationError:
         manifest = None
     if manifest is not None and _plain(manifest, path.stem):
-        return ManifestFile(shown, path.stem, manifest, quick), []
+        return ManifestFile(shown, path.stem, manifest, quick, text_digest(text)), []
     return _slow_manifest(text, data, path.stem, shown)
 
 
@@ -285,7 +298,7 @@ def _slow_manifest(text: str, data: Any, name: str, shown: str) -> tuple[Manifes
     findings = [f if f.code != "LP003" else _as(f, "LP100") for f in findings]
     if manifest is None:
         return None, findings
-    return ManifestFile(shown, name, manifest, source), findings
+    return ManifestFile(shown, name, manifest, source, text_digest(text)), findings
 
 
 def _as(finding: Finding, code: str) -> Finding:

@@ -176,6 +176,7 @@ class ManifestFile:
     name: str
     manifest: Manifest
     source: SourceMap
+    digest: str = ""  # of the file's text: what a story that cites it was checked and rendered against
 
 
 @dataclass

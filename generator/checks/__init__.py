@@ -12,7 +12,7 @@ from ..config import SiteConfig, toml_line
 from ..models import Finding, ManifestFile, Page, Story, StoryFile
 from ..similarity import Features
 
-Scope = Literal["load", "story", "body", "manifest", "site"]
+Scope = Literal["load", "story", "body", "text", "manifest", "site"]
 
 
 @dataclass(frozen=True)
@@ -29,12 +29,13 @@ RULES: dict[str, Rule] = {}
 
 
 def rule(code: str, scope: Scope, summary: str, passes: str | None = None, local: bool | None = None):
-    """Register a check; `passes` is the phrase a story's checks line states when it passed. A story or body
-    rule is `local` (it looks at one story, the manifests and the config only, so a build worker may run it)
-    unless it says otherwise."""
+    """Register a check; `passes` is the phrase a story's checks line states when it passed. A story, body or
+    text rule is `local` (it looks at one story, the manifests and the config only, so a build worker may run
+    it) unless it says otherwise; a text rule reads the Markdown source of stories and plain pages alike."""
 
     def register(run: Callable[..., Iterator[Finding]]) -> Callable[..., Iterator[Finding]]:
-        RULES[code] = Rule(code, scope, summary, passes, run, scope in ("story", "body") if local is None else local)
+        RULES[code] = Rule(code, scope, summary, passes, run,
+                           scope in ("story", "body", "text") if local is None else local)
         return run
 
     return register
@@ -85,10 +86,13 @@ def run_checks(site: SiteIndex, loaded: list[Finding] = (), local: list[Finding]
     for current in enabled:
         if local is None or not current.local:
             findings.extend(_run(current, site))
+        elif current.scope == "text":  # the workers read the stories; the plain pages are read here
+            findings.extend(_run(current, site, pages_only=True))
     findings = severities(findings, overrides)
     failed = {(f.path, f.code) for f in findings}
     passed = {
-        story.path: [r.code for r in enabled if r.scope in ("story", "body", "site") and (story.path, r.code) not in failed]
+        story.path: [r.code for r in enabled
+                     if r.scope in ("story", "body", "text", "site") and (story.path, r.code) not in failed]
         for story in site.stories
     }
     return Report(sorted(set(findings)), passed)
@@ -113,8 +117,11 @@ def unknown_codes(site: SiteIndex) -> list[Finding]:
                     f"unknown rule code '{code}' in [checks]") for code in site.config.checks if code not in RULES]
 
 
-def _run(current: Rule, site: SiteIndex) -> Iterator[Finding]:
-    if current.scope == "story":
+def _run(current: Rule, site: SiteIndex, pages_only: bool = False) -> Iterator[Finding]:
+    if current.scope == "text":
+        for source in site.pages if pages_only else [*site.stories, *site.broken, *site.pages]:
+            yield from current.run(source, site)
+    elif current.scope == "story":
         for story in site.stories:
             yield from current.run(story, site)
     elif current.scope == "body":

@@ -11,7 +11,7 @@ from markdown_it.token import Token
 
 from ..body import SAFE_SCHEMES, link_is_safe
 from ..cites import cites_plugin
-from ..models import Finding
+from ..models import Finding, Page, Story, StoryFile
 from . import SiteIndex, rule
 
 _SCHEME_NAME = re.compile(r"^[a-z][a-z0-9+.-]*$")
@@ -106,12 +106,9 @@ def _definition(row: int, lines: list[str], offset: int) -> tuple[int, int]:
     return offset + row + 1, text.find("[") + 1
 
 
-@rule("LP060", "site", "a link with a scheme other than http, https, mailto, or a relative one")
-def link_schemes(site: SiteIndex) -> Iterator[Finding]:
-    sources = [*site.stories, *site.broken, *site.pages]
+@rule("LP060", "text", "a link with a scheme other than http, https, mailto, or a relative one")
+def link_schemes(source: Story | StoryFile | Page, site: SiteIndex) -> Iterator[Finding]:
     allowed = ", ".join(SAFE_SCHEMES)
-    for source in sorted(sources, key=lambda s: s.path):
-        for url, line, col in refused_links(source.body, source.body_line):
-            shown = url if len(url) <= 40 else url[:39] + "…"
-            yield Finding(source.path, line, col, "LP060",
-                          f"link to '{shown}' is not rendered: use {allowed}, or a relative link")
+    for url, line, col in refused_links(source.body, source.body_line):
+        shown = url if len(url) <= 40 else url[:39] + "…"
+        yield Finding(source.path, line, col, "LP060", f"link to '{shown}' is not rendered: use {allowed}, or a relative link")
