@@ -1,13 +1,18 @@
-"""The pipeline: load, parse, check, view, render; returns files as {path: bytes} and findings."""
+"""The pipeline: load, parse, check, view, render; returns the outputs and the findings. Given the memo of the
+last good build, it reads again only the stories whose bytes (or cited manifests) changed and renders
+again only the outputs whose inputs changed; the rest it takes from the memo, unread and unrendered."""
 
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import gc
+import hashlib
 import pickle
 import time
 import traceback
 import zlib
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -18,16 +23,17 @@ from .body import parse_body
 from .cache import digest
 from .checks import Report, SiteIndex, local_findings, run_checks
 from .config import CONFIG_NAME
-from .feeds import feed_outputs
+from .feeds import feed_plans
 from .load import Content, add_story, load_content, load_story, story_files
-from .models import Finding, Story, StoryFile
-from .related_stories import RelatedIndex, cited_ids
+from .memo import Entry, Memo
+from .models import Finding, ManifestFile, Story, StoryFile
+from .related_stories import RelatedIndex, RelatedState, cited_ids, related_all
 from .render import Renderer, template_dirs
 from .search import search_index
 from .similarity import Features, features
-from .site import manifest_outputs, site_outputs, sitemap_outputs
+from .site import Plan, manifest_plans, site_plans, sitemap_plans
 from .view import SectionView, StoryView, related_views, story_sections, story_view
-from .workers import Progress, Workers, workers
+from .workers import Progress, workers
 
 
 class Sink(Protocol):
@@ -39,12 +45,34 @@ class Sink(Protocol):
 
 
 @dataclass
+class Prepared:
+    """One story file read and checked by its local rules, with what the site-wide work needs of it: its
+    similarity features, the manifests its body cites, the manifests it refers to at all (`refs`), the file's
+    stat and digest and (when building) its rendered sections."""
+
+    path: str
+    story: Story | StoryFile | None
+    findings: list[Finding]
+    local: list[Finding] = field(default_factory=list)
+    features: Features | None = None
+    cited: frozenset[str] = frozenset()
+    sections: bytes | None = None  # the rendered body, packed: held until the story is rendered
+    stamp: tuple[int, int] = (0, 0)
+    digest: str = ""
+    refs: frozenset[str] = frozenset()
+
+
+@dataclass
 class Checked:
-    """A loaded site, its parsed bodies and the check report: what `check` prints and `build` renders."""
+    """A loaded site and the check report: what `check` prints and `build` renders; `prepared` holds every
+    story file as read (or as the memo had it), `fresh` the paths read this time."""
 
     content: Content
     index: SiteIndex | None
     report: Report
+    prepared: dict[str, Prepared] = field(default_factory=dict)
+    fresh: set[str] = field(default_factory=set)
+    deps: dict[str, str] = field(default_factory=dict)
 
     @property
     def findings(self) -> list[Finding]:
@@ -54,7 +82,8 @@ class Checked:
 @dataclass
 class BuildResult:
     """The findings and the outputs: their bytes in `files`, or, when the build wrote them to a Pending
-    sink, each output's digest in `digests` and the paths it had to write in `written`."""
+    sink, each output's digest in `digests` and the paths it had to write in `written`; `memo` for the next
+    build (when this one was given one and succeeded); `rendered`: outputs made, not taken from the memo."""
 
     findings: list[Finding]
     files: dict[str, bytes] = field(default_factory=dict)
@@ -63,6 +92,8 @@ class BuildResult:
     stories: int = 0
     pages: int = 0
     seconds: float = 0.0
+    memo: Memo | None = None
+    rendered: int = 0
 
     @property
     def ok(self) -> bool:
@@ -70,85 +101,124 @@ class BuildResult:
 
 
 def check_site(root: Path, drafts: bool = True, base_url: str | None = None, jobs: int | None = 1,
-               progress: Progress | None = None, sections: dict[str, bytes] | None = None) -> Checked:
-    """Load everything and run every rule. Stories are read and parsed on `jobs` processes; when `sections`
-    is a dict, their bodies are rendered there too (by path), so that building never parses a body twice."""
+               progress: Progress | None = None, sections: dict[str, bytes] | None = None,
+               memo: Memo | None = None) -> Checked:
+    """Load everything and run every rule. Stories are read and parsed on `jobs` processes (only those the
+    memo does not already hold unchanged); when `sections` is a dict, their bodies are rendered there too
+    (by path), so that building never parses a body twice."""
     with _no_cycle_collection():
-        return _check_site(root, drafts, base_url, jobs, progress, sections)
+        return _check_site(root, drafts, base_url, jobs, progress, sections, memo)
 
 
 def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None, progress: Progress | None,
-                sections: dict[str, bytes] | None) -> Checked:
+                sections: dict[str, bytes] | None, memo: Memo | None) -> Checked:
     content = load_content(root, drafts=drafts, base_url=base_url, stories=False)
     if content.config is None:
         return Checked(content, None, Report(sorted(content.findings), {}))
-    cited: dict[str, frozenset[str]] = {}
-    signatures: dict[str, Features] = {}
     files = story_files(root)
+    known = {shown: entry.prepared for path, shown in files
+             if (entry := (memo.stories.get(shown) if memo else None)) and _still(entry, path, content.manifests)}
+    fresh = [(path, shown) for path, shown in files if shown not in known]
     _JOB.update(manifests=content.manifests, config=content.config, render=sections is not None)
-    local: list[Finding] = []
     try:
-        for done, prepared in enumerate(workers(jobs).map(prepare_story, files, len(files)), start=1):
-            add_story(content, (prepared.story, prepared.findings), drafts)
-            if drafts or not (isinstance(prepared.story, Story) and prepared.story.meta.draft):
-                local.extend(prepared.local)
-            if prepared.features is not None:
-                cited[prepared.path], signatures[prepared.path] = prepared.cited, prepared.features
-            if sections is not None and prepared.sections is not None:
-                sections[prepared.path] = prepared.sections
+        made = {}
+        for done, prepared in enumerate(workers(jobs).map(prepare_story, fresh, len(fresh)), start=len(known) + 1):
+            made[prepared.path] = prepared
             if progress:
                 progress("read", done, len(files))
     finally:
         _JOB.clear()
-    index = SiteIndex(content.config, content.manifests, content.stories, {}, content.broken, pages=content.pages,
-                      config_path=f"content/{CONFIG_NAME}", root=root, features=signatures, cited=cited)
-    return Checked(content, index, run_checks(index, content.findings, local))
+    checked = Checked(content, None, Report([], {}), fresh=set(made))
+    local: list[Finding] = []
+    signatures: dict[str, Features] = {}
+    cited: dict[str, frozenset[str]] = {}
+    for _, shown in files:
+        prepared = checked.prepared[shown] = known.get(shown) or made[shown]
+        add_story(content, (prepared.story, prepared.findings), drafts)
+        if drafts or not (isinstance(prepared.story, Story) and prepared.story.meta.draft):
+            local.extend(prepared.local)
+        if prepared.features is not None:
+            cited[shown], signatures[shown] = prepared.cited, prepared.features
+            checked.deps[shown] = _deps(prepared.refs, content.manifests)
+        if sections is not None and prepared.sections is not None:
+            sections[shown] = prepared.sections
+    scores = dict(memo.scores) if memo else {}
+    checked.index = SiteIndex(content.config, content.manifests, content.stories, {}, content.broken,
+                              pages=content.pages, config_path=f"content/{CONFIG_NAME}", root=root,
+                              features=signatures, cited=cited, scores=scores,
+                              digests={path: p.digest for path, p in checked.prepared.items()})
+    checked.report = run_checks(checked.index, content.findings, local)
+    return checked
 
 
-@dataclass
-class Prepared:
-    """One story file read and checked by its local rules, with what the site-wide work needs of it:
-    its similarity features, the manifests its body cites and (when building) its rendered sections."""
+def _still(entry: Entry, path: Path, manifests: dict[str, ManifestFile]) -> bool:
+    """True when the memo's reading of this story file still holds: same bytes, same manifests behind it."""
+    prepared = entry.prepared
+    try:
+        info = path.stat()
+    except OSError:
+        return False
+    stamp = (info.st_mtime_ns, info.st_size)
+    if stamp != prepared.stamp:
+        if info.st_size != prepared.stamp[1] or digest(path.read_bytes()) != prepared.digest:
+            return False
+        prepared.stamp = stamp  # touched, not changed
+    return entry.deps == _deps(prepared.refs, manifests)
 
-    path: str
-    story: Story | StoryFile | None
-    findings: list[Finding]
-    local: list[Finding] = field(default_factory=list)
-    features: Features | None = None
-    cited: frozenset[str] = frozenset()
-    sections: bytes | None = None  # the rendered body, packed: held for every story until rendering
+
+def _deps(refs: frozenset[str], manifests: dict[str, ManifestFile]) -> str:
+    """The manifests a story refers to, as they are now (a missing one counts too)."""
+    return _digest(*(f"{i}:{manifests[i].digest if i in manifests else '-'}" for i in sorted(refs)))
+
+
+def _digest(*parts: str) -> str:
+    return hashlib.blake2b("\0".join(parts).encode("utf-8"), digest_size=16).hexdigest()
 
 
 def prepare_story(item: tuple[Path, str]) -> Prepared:
-    """Read one story, parse its body once, run its local rules, and (when building) render its sections."""
+    """Read one story, parse its body once, run its local rules, and (when building) render its sections.
+    The body text is not kept: what needs it later has it in another form, or reads it again."""
     path, shown = item
+    try:
+        info = path.stat()
+        stamp, code = (info.st_mtime_ns, info.st_size), digest(path.read_bytes())
+    except OSError:
+        stamp, code = (0, 0), ""
     story, findings = load_story(path, shown)
     if story is None:
-        return Prepared(shown, None, findings)
+        return Prepared(shown, None, findings, stamp=stamp, digest=code)
     body = parse_body(story.body, story.body_line)
     local = local_findings(story, body, _JOB["config"], _JOB["manifests"])
     if not isinstance(story, Story):
-        return Prepared(shown, story, findings, local)
+        return Prepared(shown, story, findings, local, stamp=stamp, digest=code)
     sections = _packed(story_sections(story, body, _JOB["manifests"])) if _JOB.get("render") else None
+    cited = cited_ids(body)
+    refs = cited | {entry.manifest for entry in story.meta.ledger} | {i for f in story.meta.key_facts for i in f.cites}
+    found = features(story.body)
     story.source = story.source.shallow()  # local rules are done; the rest need only top-level places
-    return Prepared(shown, story, findings, local, features(story.body), cited_ids(body), sections)
+    story.body = ""
+    return Prepared(shown, story, findings, local, found, cited, sections, stamp, code, frozenset(refs))
 
 
 def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jobs: int | None = None,
-               search: bool = True, progress: Progress | None = None, sink: Sink | None = None) -> BuildResult:
-    """Check, then render every output, in memory or (with a sink) into pending files as they come;
-    nothing is rendered if an error remains."""
+               search: bool = True, progress: Progress | None = None, sink: Sink | None = None,
+               memo: Memo | None = None, reuse: Mapping[str, bytes] | None = None) -> BuildResult:
+    """Check, then render every output, in memory or (with a sink) into pending files as they come; nothing
+    is rendered if an error remains. With a memo (an empty one for a first build), the result carries the
+    next one; outputs the memo shows unchanged are not rendered again: with a sink they are left where they
+    are, in memory they are taken from `reuse` (the last build's files)."""
     started = time.perf_counter()
     sections: dict[str, bytes] = {}
     with _no_cycle_collection():
-        checked = check_site(root, drafts=drafts, base_url=base_url, jobs=jobs, progress=progress, sections=sections)
+        checked = check_site(root, drafts=drafts, base_url=base_url, jobs=jobs, progress=progress,
+                             sections=sections, memo=memo)
         result = BuildResult(checked.findings)
         if not result.ok or checked.index is None:
             return result
         try:
-            _render(root, checked, sections, result, jobs, search, progress, sink)
+            _Render(root, checked, sections, result, jobs, progress, sink, memo, reuse).run(search)
         except TemplateError as err:
-            result.files, result.digests, result.written = {}, {}, set()
+            result.files, result.digests, result.written, result.memo = {}, {}, set(), None
             result.findings = [*result.findings, template_finding(root, err)]
     result.seconds = time.perf_counter() - started
     return result
@@ -167,64 +237,207 @@ def _no_cycle_collection():
             gc.enable()
 
 
-def _render(root: Path, checked: Checked, sections: dict[str, bytes], result: BuildResult,
-            jobs: int | None, search: bool, progress: Progress | None, sink: Sink | None) -> None:
-    index = checked.index
-    config = index.config
-    renderer = Renderer(root, config)
-    stories = sorted(index.stories, key=lambda s: s.path)
-    unset = [story for story in stories if story.meta.related is None]
-    computed = RelatedIndex(index.stories, index.cited, known=index.features) if unset else None
-    _JOB.update(root=root, index=index, report=checked.report, computed=computed, stories=stories, sections=sections,
-                sink=sink, renderer=renderer)
-    views: list[StoryView] = []
-    sources: dict[str, str] = {}
-    try:
-        rendered = workers(jobs).map(render_story, range(len(stories)), len(stories))
-        for done, (story, (view, outputs)) in enumerate(zip(stories, rendered), start=1):
-            views.append(view)
-            for path, data in outputs:
-                _add(result, sources, path, data, story.path)
-            if progress:
-                progress("render", done, len(stories))
-    finally:
-        _JOB.clear()
-    if progress:
-        progress("pages", len(stories), len(stories))
-    _JOB.update(root=root, index=index, views=views, pages=checked.content.pages, sink=sink, renderer=renderer)
-    try:
-        parallel = 1 if len(stories) >= Workers.MIN_PER_JOB * 8 else len(SITE_PARTS)  # else not worth a pool
-        for outputs in workers(jobs).map(render_part, SITE_PARTS, len(SITE_PARTS), min_per_job=parallel):
-            for path, data, source in outputs:
-                _add(result, sources, path, data, source)
-    finally:
-        _JOB.clear()
-    for path, data, source in sitemap_outputs(views, sources, renderer, config):
-        _add(result, sources, path, _kept(path, _bytes(data), sink), source)
-    if search:
-        pages = {path: result.files[path] if sink is None else sink.read(path, path in result.written)
-                 for path in sources if path.endswith(".html")}
-        found = search_index(pages)
-        for path, data in found.files.items():
-            _add(result, sources, path, _kept(path, data, sink), "generator/search.py")
-        result.findings = [*result.findings, *found.notes]
-    result.stories = len(views)
-    result.pages = sum(path.endswith(".html") for path in sources) - len(views)
-
-
-# What forked render workers inherit from the parent: the checked site (read-only), set just before they start.
+# What forked workers inherit from the parent: the checked site (read-only), set just before they start.
 _JOB: dict = {}
 
+PLANS_PER_JOB = 64  # site outputs are quick to render: fewer than this per process are not worth a pool
 
-def render_story(position: int) -> tuple[StoryView, list[tuple[str, bytes]]]:
-    """One story's three variants, and its view without the body (all that list pages and feeds need)."""
+
+class _Render:
+    """The rendering half of a build: story variants, then site pages, then sitemaps and search; each output
+    either made or, when its inputs match the memo's, taken as it was."""
+
+    def __init__(self, root: Path, checked: Checked, sections: dict[str, bytes], result: BuildResult,
+                 jobs: int | None, progress: Progress | None, sink: Sink | None, memo: Memo | None,
+                 reuse: Mapping[str, bytes] | None) -> None:
+        self.root, self.checked, self.sections, self.result = root, checked, sections, result
+        self.jobs, self.progress, self.sink, self.memo, self.reuse = jobs, progress, sink, memo, reuse
+        self.index = checked.index
+        self.renderer = Renderer(root, self.index.config)
+        self.sources: dict[str, str] = {}
+        self.entries: dict[str, Entry] = {}
+        self.pages: dict[str, tuple[str, str]] = {}
+
+    def run(self, search: bool) -> None:
+        views = self.stories()
+        marks = {view.path: self.entries[path].mark for path, view in views.items()}
+        ordered = [views[path] for path in sorted(views)]
+
+        def mark(view: StoryView) -> str:
+            return marks[view.path]
+
+        plans = [*site_plans(ordered, self.checked.content.pages, self.renderer, self.index.config, mark),
+                 *feed_plans(ordered, self.renderer, self.index.config, mark),
+                 *manifest_plans(self.index.manifests, ordered, self.renderer, self.index.config, mark)]
+        if self.progress:
+            self.progress("pages", len(views), len(views))
+        self.site(plans)
+        self.site(sitemap_plans(ordered, list(self.sources), self.renderer, self.index.config, mark))
+        if search:
+            self.search()
+        self.result.stories = len(views)
+        self.result.pages = sum(path.endswith(".html") for path in self.sources) - len(views)
+        if self.memo is not None:
+            current = set(self.index.digests.values())
+            scores = {pair: score for pair, score in self.index.scores.items() if set(pair) <= current}
+            self.result.memo = Memo(self.memo.key, self.memo.options, self.entries, self.related_state, self.pages,
+                                    scores)
+
+    def stories(self) -> dict[str, StoryView]:
+        """Every story's view by path, rendering the stories whose view or templates changed."""
+        index, config, memo = self.index, self.index.config, self.memo
+        stories = sorted(index.stories, key=lambda s: s.path)
+        found, computed = self.related(stories)
+        templates = self.renderer.digest(*(f"story.{suffix}" for suffix in Renderer.STORY_VARIANTS))
+        views: dict[str, StoryView] = {}
+        todo: list[tuple[Story, list[str]]] = []
+        for story in stories:
+            keys = story.meta.related if story.meta.related is not None else found.get(story.key)
+            prepared = self.checked.prepared[story.path]
+            passed = self.checked.report.passed.get(story.path, [])
+            entry = Entry(dataclasses.replace(prepared, sections=None), self.checked.deps[story.path])
+            if keys is not None and memo is not None:
+                related = related_views(keys, index.by_key, config)
+                entry.mark = _digest(prepared.digest, entry.deps, repr(related), repr(passed))
+                entry.render = _digest(entry.mark, templates)
+            self.entries[story.path] = entry
+            before = memo.stories.get(story.path) if memo else None
+            if before is not None and entry.render and before.render == entry.render and self.reusable(before.outputs):
+                entry.view, entry.outputs = before.view, before.outputs
+                views[story.path] = before.view
+                for path, code in before.outputs:
+                    self.add(path, self.kept(path, code), story.path)
+            else:
+                todo.append((story, keys))
+        _JOB.update(root=self.root, index=index, report=self.checked.report, computed=computed, todo=todo,
+                    sections=self.sections, sink=self.sink, renderer=self.renderer)
+        try:
+            rendered = workers(self.jobs).map(render_story, range(len(todo)), len(todo))
+            for done, ((story, _), (view, outputs, keys)) in enumerate(zip(todo, rendered), start=1):
+                self.made(story, view, outputs, keys, found, templates)
+                views[story.path] = view
+                if self.progress:
+                    self.progress("render", done, len(todo))
+        finally:
+            _JOB.clear()
+        if computed is not None:
+            self.related_state = computed.state(found)
+        return views
+
+    def related(self, stories: list[Story]) -> tuple[dict[str, list[str]], RelatedIndex | None]:
+        """The computed related stories known before rendering (all of them, after an edit, from the memo
+        and what the edit reaches), or an index for the render workers to score each story (a first build)."""
+        self.related_state: RelatedState | None = None
+        if all(story.meta.related is not None for story in stories):
+            return {}, None
+        previous = self.memo.related if self.memo is not None else None
+        changed = {p.story.key for path in self.checked.fresh
+                   if isinstance((p := self.checked.prepared[path]).story, Story)}
+        index = RelatedIndex(self.index.stories, self.index.cited, self.index.features, previous=previous,
+                             changed=changed)
+        if previous is None:
+            return {}, index
+        self.related_state = related_all(index, previous, changed)
+        return self.related_state.found, None
+
+    def made(self, story: Story, view: StoryView, outputs: list[tuple[str, bytes | Kept]], keys: list[str],
+             found: dict[str, list[str]], templates: str) -> None:
+        entry = self.entries[story.path]
+        if story.meta.related is None:
+            found[story.key] = keys
+        if self.memo is not None and not entry.mark:  # a first build learns related stories while rendering
+            related = related_views(keys, self.index.by_key, self.index.config)
+            passed = self.checked.report.passed.get(story.path, [])
+            entry.mark = _digest(entry.prepared.digest, entry.deps, repr(related), repr(passed))
+            entry.render = _digest(entry.mark, templates)
+        entry.view = view
+        entry.outputs = [(path, data.digest if isinstance(data, Kept) else "") for path, data in outputs]
+        self.result.rendered += len(outputs)
+        for path, data in outputs:
+            self.add(path, data, story.path)
+
+    def site(self, plans: list[Plan]) -> None:
+        """Site outputs: each made again only if its inputs (or templates) moved since the memo."""
+        todo: list[tuple[Plan, str]] = []
+        for plan in plans:
+            inputs = _digest(self.renderer.digest(plan.template) if plan.template else "", repr(plan.inputs))
+            before = self.memo.pages.get(plan.path) if self.memo is not None else None
+            if before is not None and before[0] == inputs and self.reusable([(plan.path, before[1])]):
+                self.pages[plan.path] = before
+                self.add(plan.path, self.kept(plan.path, before[1]), plan.source)
+            else:
+                todo.append((plan, inputs))
+        _JOB.update(plans=[plan for plan, _ in todo], sink=self.sink)
+        try:
+            made = workers(self.jobs).map(render_plan, range(len(todo)), len(todo), min_per_job=PLANS_PER_JOB)
+            for (plan, inputs), data in zip(todo, made):
+                self.pages[plan.path] = (inputs, data.digest if isinstance(data, Kept) else "")
+                self.result.rendered += 1
+                self.add(plan.path, data, plan.source)
+        finally:
+            _JOB.clear()
+
+    def search(self) -> None:
+        result, sink = self.result, self.sink
+        pages = {path: result.files[path] if sink is None else sink.read(path, path in result.written)
+                 for path in self.sources if path.endswith(".html")}
+        found = search_index(pages)
+        for path, data in found.files.items():
+            self.add(path, _kept(path, data, sink), "generator/search.py")
+        result.findings = [*result.findings, *found.notes]
+
+    def reusable(self, outputs: list[tuple[str, str]]) -> bool:
+        """Outputs can be taken as they were: left in place (a sink), or found among the last files."""
+        if self.sink is not None:
+            return all(code for _, code in outputs)
+        return self.reuse is not None and all(path in self.reuse for path, _ in outputs)
+
+    def kept(self, path: str, code: str) -> bytes | Kept:
+        return Kept(code, False) if self.sink is not None else self.reuse[path]
+
+    def add(self, path: str, data: bytes | Kept, source: str) -> None:
+        """Record one output; a second claim on a path is an LP011 against the later source."""
+        result = self.result
+        if path in self.sources:
+            url = "/" + path.removesuffix("index.html")
+            result.findings = [*result.findings, Finding(source, 1, 1, "LP011", f"same URL {url} as {self.sources[path]}")]
+            return
+        self.sources[path] = source
+        if isinstance(data, Kept):
+            result.digests[path] = data.digest
+            if data.written:
+                result.written.add(path)
+        else:
+            result.files[path] = data
+
+
+def render_story(position: int) -> tuple[StoryView, list[tuple[str, bytes | Kept]], list[str]]:
+    """One story's three variants, its view without the body (all that list pages and feeds need) and the
+    keys of its related stories."""
     job = _JOB
-    index, story = job["index"], job["stories"][position]
-    view = _view(story, _unpacked(job["sections"][story.path]), index, job["report"], job["computed"])
+    story, keys = job["todo"][position]
+    if keys is None:
+        keys = job["computed"].related(story.key)
+    packed = job["sections"].get(story.path)
+    sections = _unpacked(packed) if packed is not None else _read_sections(job["root"], story, job["index"].manifests)
+    index = job["index"]
+    related = related_views(keys, index.by_key, index.config)
+    view = story_view(story, sections, index.manifests, index.config, related, job["report"].passed.get(story.path, []))
     texts = job["renderer"].story(view)
     outputs = [(path, _kept(path, text.encode("utf-8"), job["sink"]))
                for path, text in ((f"stories/{story.key}/index.{suffix}", text) for suffix, text in texts.items())]
-    return view.model_copy(update={"sections": []}), outputs
+    return view.model_copy(update={"sections": []}), outputs, keys
+
+
+def _read_sections(root: Path, story: Story, manifests: dict[str, ManifestFile]) -> list[SectionView]:
+    """The sections of a story the memo held unchanged but whose page must be rendered again."""
+    again, _ = load_story(root / story.path, story.path)
+    return story_sections(again, parse_body(again.body, again.body_line), manifests)
+
+
+def render_plan(position: int) -> bytes | Kept:
+    plan = _JOB["plans"][position]
+    return _kept(plan.path, _bytes(plan.make()), _JOB["sink"])
 
 
 def _packed(sections: list[SectionView]) -> bytes:
@@ -234,23 +447,6 @@ def _packed(sections: list[SectionView]) -> bytes:
 
 def _unpacked(packed: bytes) -> list[SectionView]:
     return pickle.loads(zlib.decompress(packed))
-
-
-SITE_PARTS = ("site", "manifests:0", "manifests:1")
-
-
-def render_part(part: str) -> list[tuple[str, bytes, str]]:
-    """One share of the site-wide pages, so that they too are rendered on every core: the front, list,
-    feed and plain pages, or every other manifest page."""
-    job = _JOB
-    index, views, renderer = job["index"], job["views"], job["renderer"]
-    if part == "site":
-        found = [*site_outputs(views, job["pages"], renderer, index.config), *feed_outputs(views, renderer, index.config)]
-    else:
-        share = int(part.split(":")[1])
-        chosen = {key: value for n, (key, value) in enumerate(sorted(index.manifests.items())) if n % 2 == share}
-        found = list(manifest_outputs(chosen, views, renderer, index.config))
-    return [(path, _kept(path, _bytes(data), job["sink"]), source) for path, data, source in found]
 
 
 def _bytes(data: str | bytes) -> bytes:
@@ -269,31 +465,6 @@ def _kept(path: str, data: bytes, sink: Sink | None) -> bytes | Kept:
 class Kept:
     digest: str
     written: bool
-
-
-def _view(story: Story, sections: list[SectionView], index: SiteIndex, report: Report,
-          computed: RelatedIndex | None) -> StoryView:
-    """The story's view; `related` from its front matter, else the computed most similar earlier stories."""
-    keys = story.meta.related
-    if keys is None:
-        keys = computed.related(story.key) if computed is not None else []
-    related = related_views(keys, index.by_key, index.config)
-    return story_view(story, sections, index.manifests, index.config, related, report.passed.get(story.path, []))
-
-
-def _add(result: BuildResult, sources: dict[str, str], path: str, data: bytes | Kept, source: str) -> None:
-    """Record one output; a second claim on a path is an LP011 against the later source."""
-    if path in sources:
-        url = "/" + path.removesuffix("index.html")
-        result.findings = [*result.findings, Finding(source, 1, 1, "LP011", f"same URL {url} as {sources[path]}")]
-        return
-    sources[path] = source
-    if isinstance(data, Kept):
-        result.digests[path] = data.digest
-        if data.written:
-            result.written.add(path)
-    else:
-        result.files[path] = data
 
 
 def template_finding(root: Path, err: TemplateError) -> Finding:

@@ -78,6 +78,11 @@ def load_state(root: Path) -> State | None:
     return state if all(isinstance(v, t) for v, t in zip(values, shapes)) else None
 
 
+def same_output(out: Path, state: State | None) -> bool:
+    """True when the output folder is the one `state`'s build left (not removed, replaced or renamed)."""
+    return state is not None and bool(state.out) and _out_stamp(out) == state.out
+
+
 def unchanged(root: Path, out: Path, key: str, state: State | None) -> bool:
     """True when nothing that shapes the output changed since `state` and its output folder is in place:
     same options, same set of inputs, each with the same stat (or, if touched, the same bytes)."""

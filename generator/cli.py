@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from . import __version__
-from .cache import load_state, options_key, unchanged
+from .cache import load_state, options_key, same_output, unchanged
 from .slugs import slugify
 
 if TYPE_CHECKING:  # the commands import what they run, so `build` of an unchanged site starts in a blink
@@ -72,13 +72,17 @@ def _build(root: Path, target: Path, key: str, state, drafts: bool, jobs: int | 
            search: bool, started: float) -> None:
     from .build import build_site
     from .cache import record
+    from .memo import load_memo, new_memo, save_memo
     from .write import Pending
 
-    pending = Pending(target, state.outputs if state is not None and state.key == key else None)
+    previous = state.outputs if state is not None and state.key == key else None
+    pending = Pending(target, previous)
+    empty = new_memo(root, key)
+    memo = (load_memo(root, empty) if previous is not None and same_output(target, state) else None) or empty
     try:
         with Progress() as progress:
             result = build_site(root, drafts=drafts, base_url=base_url, jobs=jobs, search=search, progress=progress,
-                                sink=pending)
+                                sink=pending, memo=memo)
     except BaseException:
         pending.abort()
         raise
@@ -92,6 +96,8 @@ def _build(root: Path, target: Path, key: str, state, drafts: bool, jobs: int | 
                "skipped": stats.skipped, "deleted": stats.deleted, "bytes": stats.bytes}
     warnings = [_finding_line(f) for f in result.findings]
     record(root, target, key, result.digests, warnings, summary, state)
+    if result.memo is not None:
+        save_memo(root, result.memo)
     click.echo(_built_line(summary, time.perf_counter() - started, target), err=True)
 
 

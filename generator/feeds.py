@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import partial
 
 from . import __version__
 from .config import SiteConfig
 from .render import Renderer
-from .site import EPOCH, SITE_TOML, Output, modified
+from .site import EPOCH, SITE_TOML, Mark, Plan, marks, modified
 from .view import StoryView
 
 FEED_SIZE = 50
@@ -82,10 +83,11 @@ def _json_item(view: StoryView, author: dict) -> dict:
     }
 
 
-def feed_outputs(views: list[StoryView], renderer: Renderer, config: SiteConfig) -> Iterator[Output]:
+def feed_plans(views: list[StoryView], renderer: Renderer, config: SiteConfig, mark: Mark) -> Iterator[Plan]:
     """feed.xml and feed.json for the site and for every newsroom."""
     for folder, feed in site_feeds(views, config):
         base = folder.lstrip("/")
-        yield base + "feed.xml", renderer.render("feed.xml", feed=feed), SITE_TOML
-        yield base + "feed.json", json.dumps(json_feed(feed, config), indent=2, ensure_ascii=False) + "\n", \
-            SITE_TOML
+        inputs = (folder, feed.title, feed.description, feed.updated, marks(feed.entries, mark))
+        yield Plan(base + "feed.xml", SITE_TOML, "feed.xml", inputs, partial(renderer.render, "feed.xml", feed=feed))
+        yield Plan(base + "feed.json", SITE_TOML, None, inputs,
+                   lambda feed=feed: json.dumps(json_feed(feed, config), indent=2, ensure_ascii=False) + "\n")

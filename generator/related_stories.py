@@ -128,7 +128,8 @@ def related_all(index: RelatedIndex, previous: RelatedState | None, changed: Col
     affected = set(moved)
     for key in moved:
         affected |= reach_now(key) | reach_before(key)
-    found = {key: index.related(key, limit) if key in affected else previous.found[key] for key in index.keys}
+    found = {key: previous.found[key] if key in previous.found and key not in affected else index.related(key, limit)
+             for key in index.keys}
     return index.state(found)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import hashlib
 import json
 import re
 from pathlib import Path
@@ -12,7 +13,10 @@ from urllib.parse import urlsplit
 
 import orjson
 import yaml
-from jinja2 import BytecodeCache, ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, select_autoescape
+from jinja2 import (
+    BytecodeCache, ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, TemplateNotFound, meta,
+    select_autoescape,
+)
 from jinja2.bccache import Bucket
 from markupsafe import Markup
 from pydantic import BaseModel
@@ -143,6 +147,28 @@ class Renderer:
 
     def __init__(self, root: Path, config: SiteConfig) -> None:
         self.env = make_environment(root, config)
+        self._digests: dict[tuple[str, ...], str] = {}
+
+    def digest(self, *names: str) -> str:
+        """A digest of these templates and of every template they extend, include or import (all of them, if
+        one names another by an expression): an output made with them is stale when this changes."""
+        if names not in self._digests:
+            sources: dict[str, str] = {}
+            waiting = list(names)
+            while waiting:
+                name = waiting.pop()
+                if name in sources:
+                    continue
+                try:
+                    sources[name] = self.env.loader.get_source(self.env, name)[0]
+                except TemplateNotFound:
+                    sources[name] = ""
+                    continue
+                for found in meta.find_referenced_templates(self.env.parse(sources[name])):
+                    waiting.extend(self.env.loader.list_templates() if found is None else [found])
+            text = "\0".join(f"{name}\0{source}" for name, source in sorted(sources.items()))
+            self._digests[names] = hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+        return self._digests[names]
 
     def render(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(**context)

@@ -8,7 +8,7 @@ import functools
 import hashlib
 import string
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -167,11 +167,17 @@ def term_counts(found: list[str]) -> dict[str, int]:
 
 @dataclass(frozen=True)
 class Dated:
-    """A body to compare, with what names it and when it was published."""
+    """A body to compare, with what names it and when it was published; `text` may be a function that reads
+    it (only the few bodies with candidates are read), and `mark` a digest of it, under which its exact
+    similarity to another marked body is remembered."""
 
     key: str
     published: dt.datetime
-    text: str
+    text: str | Callable[[], str]
+    mark: str = ""
+
+    def read(self) -> str:
+        return self.text() if callable(self.text) else self.text
 
 
 @dataclass(frozen=True)
@@ -182,18 +188,26 @@ class Repeat:
 
 
 def repeats(items: Sequence[Dated], threshold: float, window: dt.timedelta,
-            known: Mapping[str, Features] | None = None) -> list[Repeat]:
+            known: Mapping[str, Features] | None = None,
+            scores: dict[tuple[str, str], float] | None = None) -> list[Repeat]:
     """Every pair whose bodies are at least `threshold` alike, the earlier published at most `window`
-    before the later (ties by key); the score is the exact Jaccard. `known`: features by key, if computed."""
+    before the later (ties by key); the score is the exact Jaccard. `known`: features by key, if computed;
+    `scores`: exact scores by the pair's marks, read and added to."""
     order = sorted(items, key=lambda item: (item.published, item.key))
-    found = [known[item.key] if known and item.key in known else features(item.text) for item in order]
+    found = [known[item.key] if known and item.key in known else features(item.read()) for item in order]
     index = CandidateIndex([f.sketch for f in found], [f.empty for f in found], threshold)
-    exact = functools.lru_cache(maxsize=256)(lambda position: shingles(order[position].text))
+    exact = functools.lru_cache(maxsize=256)(lambda position: shingles(order[position].read()))
+    scores = {} if scores is None else scores
     result = []
     for later, item in enumerate(order):
         for earlier in index.near(later):
             if earlier < later and item.published - order[earlier].published <= window:
-                score = jaccard(exact(later), exact(earlier))
+                pair = (item.mark, order[earlier].mark)
+                score = scores.get(pair) if all(pair) else None
+                if score is None:
+                    score = jaccard(exact(later), exact(earlier))
+                    if all(pair):
+                        scores[pair] = score
                 if score >= threshold:
                     result.append(Repeat(item.key, order[earlier].key, score))
     return result

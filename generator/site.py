@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from itertools import groupby
 
 from .body import render_markdown
 from .config import SiteConfig
 from .models import ManifestFile, Page
 from .render import Renderer, builtin_templates
-from .view import StoryView, Term, manifest_view
+from .view import ManifestView, StoryView, Term, manifest_view
 
 SCHEMA_PATH = "schema/story.schema.json"
 SEARCH_PATH = "/search/"
@@ -22,7 +24,24 @@ NEWS_LIMIT = 1000
 EPOCH = "1970-01-01T00:00:00Z"
 SITE_TOML = "content/site.toml"  # the source that site-wide outputs are reported against
 
-Output = tuple[str, str | bytes, str]
+Mark = Callable[[StoryView], str]  # a digest of everything a story view was made from
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One site output before it is made: its path, the source it is reported against, what it is made from
+    (`inputs`: story views by their marks; the generator, options and site.toml count for every output, and
+    `template` with all it includes for this one) and how to make it. A build makes it only when these moved."""
+
+    path: str
+    source: str
+    template: str | None
+    inputs: tuple
+    make: Callable[[], str | bytes]
+
+
+def marks(views: Iterable[StoryView], mark: Mark) -> tuple[str, ...]:
+    return tuple(mark(view) for view in views)
 
 
 def newest_first(views: list[StoryView]) -> list[StoryView]:
@@ -140,29 +159,55 @@ def stories_data(views: list[StoryView], config: SiteConfig) -> dict:
             "stories": [view.model_dump(mode="json", by_alias=True, include=set(keep)) for view in newest_first(views)]}
 
 
-def site_outputs(views: list[StoryView], pages: list[Page], renderer: Renderer,
-                 config: SiteConfig) -> Iterator[Output]:
-    """(output path, content, source path) for every file that is not a story variant, feed, sitemap or index."""
+def site_plans(views: list[StoryView], pages: list[Page], renderer: Renderer, config: SiteConfig,
+               mark: Mark) -> Iterator[Plan]:
+    """Every file that is not a story variant, feed, sitemap or manifest page."""
+    render = renderer.render
     all_editions = editions(views)
-    yield "index.html", renderer.render("index.html", editions=front_editions(all_editions, config.page_size),
-                                        pages=_page_links(pages), newsrooms=term_counts(views, config, "newsroom"),
-                                        beats=term_counts(views, config, "beat")), SITE_TOML
-    yield "editions/index.html", renderer.render("editions.html", editions=all_editions), SITE_TOML
+    front = front_editions(all_editions, config.page_size)
+    links = _page_links(pages)
+    newsrooms, beats = term_counts(views, config, "newsroom"), term_counts(views, config, "beat")
+    yield Plan("index.html", SITE_TOML, "index.html",
+               (_edition_marks(front, mark), _link_items(links), _counts(newsrooms), _counts(beats)),
+               partial(render, "index.html", editions=front, pages=links, newsrooms=newsrooms, beats=beats))
+    yield Plan("editions/index.html", SITE_TOML, "editions.html", (_edition_marks(all_editions, mark),),
+               partial(render, "editions.html", editions=all_editions))
     listings = [*edition_listings(all_editions, config), *term_listings(views, config, "newsroom"),
                 *term_listings(views, config, "beat")]
     for listing in listings:
-        yield listing.path.lstrip("/") + "index.html", renderer.render("list.html", listing=listing), SITE_TOML
-    yield "stories.json", json.dumps(stories_data(views, config), indent=2, ensure_ascii=False) + "\n", SITE_TOML
-    yield SCHEMA_PATH, json.dumps(story_schema(config), indent=2, ensure_ascii=False) + "\n", "generator/view.py"
-    yield "style.css", _stylesheet(renderer), "templates/style.css"
-    yield "404.html", renderer.render("404.html", pages=_page_links(pages)), "templates/404.html"
-    yield SEARCH_PATH.lstrip("/") + "index.html", renderer.render("search.html", path=SEARCH_PATH), \
-        "templates/search.html"
-    yield "robots.txt", robots_txt(config), SITE_TOML
+        yield Plan(listing.path.lstrip("/") + "index.html", SITE_TOML, "list.html",
+                   (listing.path, listing.description, listing.pager, marks(listing.stories, mark)),
+                   partial(render, "list.html", listing=listing))
+    yield Plan("stories.json", SITE_TOML, None, marks(newest_first(views), mark),
+               lambda: json.dumps(stories_data(views, config), indent=2, ensure_ascii=False) + "\n")
+    yield Plan(SCHEMA_PATH, "generator/view.py", None, (),
+               lambda: json.dumps(story_schema(config), indent=2, ensure_ascii=False) + "\n")
+    yield Plan("style.css", "templates/style.css", "style.css", (), partial(_stylesheet, renderer))
+    yield Plan("404.html", "templates/404.html", "404.html", _link_items(links), partial(render, "404.html", pages=links))
+    yield Plan(SEARCH_PATH.lstrip("/") + "index.html", "templates/search.html", "search.html", (),
+               partial(render, "search.html", path=SEARCH_PATH))
+    yield Plan("robots.txt", SITE_TOML, None, (), partial(robots_txt, config))
     for page in sorted(pages, key=lambda p: p.url_path):
-        context = {"title": page.meta.title, "description": page.meta.description, "path": page.url_path,
-                   "html": render_markdown(page.body)}
-        yield page.url_path.lstrip("/") + "index.html", renderer.render("page.html", page=context), page.path
+        yield Plan(page.url_path.lstrip("/") + "index.html", page.path, "page.html",
+                   (page.url_path, repr(page.meta), page.body), partial(_page, page, renderer))
+
+
+def _page(page: Page, renderer: Renderer) -> str:
+    context = {"title": page.meta.title, "description": page.meta.description, "path": page.url_path,
+               "html": render_markdown(page.body)}
+    return renderer.render("page.html", page=context)
+
+
+def _edition_marks(shown: list[Edition], mark: Mark) -> tuple:
+    return tuple((edition.id, marks(edition.stories, mark)) for edition in shown)
+
+
+def _link_items(links: list[dict[str, str]]) -> tuple:
+    return tuple(tuple(link.items()) for link in links)
+
+
+def _counts(terms: list[tuple[Term, int]]) -> tuple[int, ...]:
+    return tuple(count for _, count in terms)
 
 
 def _page_links(pages: list[Page]) -> list[dict[str, str]]:
@@ -180,6 +225,7 @@ def _stylesheet(renderer: Renderer) -> bytes:
     return source.encode("utf-8") if source else (builtin_templates() / "style.css").read_bytes()
 
 
+@functools.lru_cache(maxsize=1 << 16)
 def _moment(value: str) -> dt.datetime:
     """An ISO date or date-time from a view as an aware datetime (a bare date is its midnight, UTC)."""
     if len(value) == 10:
@@ -189,19 +235,26 @@ def _moment(value: str) -> dt.datetime:
 
 def modified(view: StoryView) -> str:
     """When a story last changed, as a UTC date-time: its `updated`, never before it was published."""
-    moment = max(_moment(view.updated), _moment(view.published))
+    return _modified(view.updated, view.published)
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _modified(updated: str, published: str) -> str:
+    moment = max(_moment(updated), _moment(published))
     return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def sitemap_outputs(views: list[StoryView], files: Mapping[str, bytes], renderer: Renderer,
-                    config: SiteConfig) -> list[Output]:
+def sitemap_plans(views: list[StoryView], files: Iterable[str], renderer: Renderer, config: SiteConfig,
+                  mark: Mark) -> list[Plan]:
     """sitemap.xml (every HTML page with its lastmod) and news-sitemap.xml (the last 48 hours of stories)."""
     lastmods = page_lastmods(views, files)
     urls = [{"loc": config.url("/" + path.removesuffix("index.html")), "lastmod": lastmods[path]}
             for path in sorted(lastmods)]
-    return [("sitemap.xml", renderer.render("sitemap.xml", urls=urls), SITE_TOML),
-            ("news-sitemap.xml", renderer.render("news-sitemap.xml", stories=news_stories(views),
-                                                 language=news_language(config.language)), SITE_TOML)]
+    news, language = news_stories(views), news_language(config.language)
+    return [Plan("sitemap.xml", SITE_TOML, "sitemap.xml", tuple(sorted(lastmods.items())),
+                 partial(renderer.render, "sitemap.xml", urls=urls)),
+            Plan("news-sitemap.xml", SITE_TOML, "news-sitemap.xml", (language, marks(news, mark)),
+                 partial(renderer.render, "news-sitemap.xml", stories=news, language=language))]
 
 
 def news_language(language: str) -> str:
@@ -210,7 +263,7 @@ def news_language(language: str) -> str:
     return code if code in ("zh-cn", "zh-tw") else code.split("-")[0]
 
 
-def page_lastmods(views: list[StoryView], files: Mapping[str, bytes]) -> dict[str, str]:
+def page_lastmods(views: list[StoryView], files: Iterable[str]) -> dict[str, str]:
     """{output path: lastmod} for every HTML page worth indexing: the newest change among the stories it shows
     (a list page: its whole newsroom, beat or edition; a manifest page: the stories citing it; others: the site)."""
     newest: dict[tuple[str, str], str] = {}
@@ -240,15 +293,21 @@ def news_stories(views: list[StoryView]) -> list[StoryView]:
     return [view for view in ordered if _moment(view.published) >= start][:NEWS_LIMIT]
 
 
-def manifest_outputs(manifests: dict[str, ManifestFile], views: list[StoryView], renderer: Renderer,
-                     config: SiteConfig) -> Iterator[tuple[str, str, str]]:
+def manifest_plans(manifests: dict[str, ManifestFile], views: list[StoryView], renderer: Renderer,
+                   config: SiteConfig, mark: Mark) -> Iterator[Plan]:
     """manifests/<id>/index.html and index.json: each record with its claims and backlinks."""
     citing: dict[str, list[StoryView]] = {}
     for view in views:
         for row in view.ledger:
             citing.setdefault(row.manifest_id, []).append(view)
     for manifest_id in sorted(manifests):
-        found = manifests[manifest_id]
-        page = manifest_view(found, citing.get(manifest_id, []), config)
+        found, mine = manifests[manifest_id], citing.get(manifest_id, [])
+        page = functools.cache(partial(manifest_view, found, mine, config))
+        inputs = (found.digest, tuple(sorted(marks(mine, mark))))
         for suffix in ("html", "json"):
-            yield f"manifests/{manifest_id}/index.{suffix}", renderer.render(f"manifest.{suffix}", manifest=page), found.path
+            yield Plan(f"manifests/{manifest_id}/index.{suffix}", found.path, f"manifest.{suffix}", inputs,
+                       partial(_manifest_page, renderer, f"manifest.{suffix}", page))
+
+
+def _manifest_page(renderer: Renderer, template: str, page: Callable[[], ManifestView]) -> str:
+    return renderer.render(template, manifest=page())

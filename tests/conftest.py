@@ -141,3 +141,17 @@ def write_tree(root: Path, files: dict[str, str | bytes | None]) -> Path:
 def site(tmp_path: Path) -> Path:
     """A valid one-story site in tmp_path."""
     return write_tree(tmp_path / "site", base_files())
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_cache_home(tmp_path_factory: pytest.TempPathFactory):
+    """Builds sign their memos with a key under $XDG_CACHE_HOME: the tests keep theirs out of the user's home."""
+    import os
+    home = tmp_path_factory.mktemp("cache-home")
+    before = os.environ.get("XDG_CACHE_HOME")
+    os.environ["XDG_CACHE_HOME"] = str(home)
+    yield
+    if before is None:
+        os.environ.pop("XDG_CACHE_HOME", None)
+    else:
+        os.environ["XDG_CACHE_HOME"] = before

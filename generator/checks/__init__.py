@@ -61,6 +61,8 @@ class SiteIndex:
     features: dict[str, Features] = field(default_factory=dict)
     cited: dict[str, frozenset[str]] = field(default_factory=dict)
     root: Path = Path(".")
+    digests: dict[str, str] = field(default_factory=dict)                 # story path -> its file's digest
+    scores: dict[tuple[str, str], float] = field(default_factory=dict)    # LP040's exact scores, by digests
 
     def __post_init__(self) -> None:
         for story in sorted(self.stories, key=lambda s: s.path):

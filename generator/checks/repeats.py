@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import functools
 from collections.abc import Iterator
 
+from ..load import story_body
 from ..models import Finding
 from ..similarity import Dated, repeats
 from . import SiteIndex, rule
@@ -14,9 +16,10 @@ from . import SiteIndex, rule
 def repeated_stories(site: SiteIndex) -> Iterator[Finding]:
     config = site.config
     by_path = {story.path: story for story in site.stories}
-    bodies = [Dated(story.path, story.meta.published, story.body) for story in site.stories]
+    bodies = [Dated(story.path, story.meta.published, story.body or functools.partial(story_body, site.root / story.path),
+                    site.digests.get(story.path, "")) for story in site.stories]
     window = dt.timedelta(days=config.duplicate_window_days)
-    for found in repeats(bodies, config.duplicate_threshold, window, site.features or None):
+    for found in repeats(bodies, config.duplicate_threshold, window, site.features or None, site.scores):
         yield by_path[found.later].source.finding(
             ("title",), "LP040", f"repeats {found.earlier} (similarity {found.score:.2f}, "
                                  f"threshold {config.duplicate_threshold:g})")

@@ -1,0 +1,73 @@
+"""The memo of the last good build: an edit renders only what it changes (on disk and in memory, as the
+preview server builds), the result equals a cold build, and a memo that is not ours is never unpickled."""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from generator.build import build_site
+from generator.cache import CACHE_DIR
+from generator.cli import cli
+from generator.memo import MEMO_FILE, load_memo, new_memo, save_memo
+from tests.conftest import STORY_PATH
+from tests.test_cache import _edit
+
+
+def _grown(site: Path, count: int = 4) -> Path:
+    for step in range(count):
+        _edit(site, random.Random(step), 100 + step, "add")
+    return site
+
+
+def test_in_memory_rebuild_renders_only_what_an_edit_reaches(site: Path):
+    _grown(site)
+    first = build_site(site, search=False, memo=new_memo(site, "memory"))
+    assert first.ok and first.rendered == len(first.files)
+    path = site / STORY_PATH
+    path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
+    second = build_site(site, search=False, memo=first.memo, reuse=first.files)
+    cold = build_site(site, search=False)
+    assert second.files == cold.files
+    changed = {p for p in cold.files if cold.files[p] != first.files.get(p)}
+    assert {"stories/2026-11-21/council-funds-the-quay-street-busway/index.html"} <= changed
+    assert len(changed) <= second.rendered < len(cold.files) / 2
+
+
+def test_nothing_changed_renders_nothing(site: Path):
+    _grown(site)
+    first = build_site(site, search=False, memo=new_memo(site, "memory"))
+    again = build_site(site, search=False, memo=first.memo, reuse=first.files)
+    assert again.rendered == 0 and again.files == first.files
+
+
+def test_a_memo_from_elsewhere_is_never_unpickled(site: Path, tmp_path: Path):
+    result = CliRunner().invoke(cli, ["build", "--root", str(site), "--no-search"])
+    assert result.exit_code == 0, result.output
+    empty = new_memo(site, "x")
+    memo = build_site(site, search=False, memo=empty).memo
+    save_memo(site, memo)
+    assert load_memo(site, empty) is not None
+    stored = site / CACHE_DIR / MEMO_FILE.format(options=empty.options)
+    data = bytearray(stored.read_bytes())
+    data[-5] ^= 1
+    stored.write_bytes(bytes(data))
+    assert load_memo(site, empty) is None  # damaged
+    save_memo(site, memo)
+    os.environ["XDG_CACHE_HOME"], before = str(tmp_path / "another-user"), os.environ["XDG_CACHE_HOME"]
+    try:
+        assert load_memo(site, empty) is None  # signed with another user's key
+    finally:
+        os.environ["XDG_CACHE_HOME"] = before
+    assert load_memo(site, new_memo(site, "y")) is None  # other options
+
+
+def test_a_new_site_toml_starts_afresh(site: Path):
+    empty = new_memo(site, "x")
+    save_memo(site, build_site(site, search=False, memo=empty).memo)
+    toml = site / "content/site.toml"
+    toml.write_text(toml.read_text() + "\n# a comment\n")
+    assert load_memo(site, new_memo(site, "x")) is None
