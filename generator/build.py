@@ -4,10 +4,9 @@ again only the outputs whose inputs changed; the rest it takes from the memo, un
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
-import gc
 import hashlib
+import operator
 import pickle
 import time
 import traceback
@@ -32,8 +31,8 @@ from .render import Renderer, template_dirs
 from .search import search_index
 from .similarity import Features, features
 from .site import Plan, manifest_plans, site_plans, sitemap_plans
-from .view import SectionView, StoryView, related_views, story_sections, story_view
-from .workers import Progress, workers
+from .view import SectionView, StoredView, related_views, story_sections, story_view
+from .workers import Progress, no_cycle_collection, workers
 
 
 class Sink(Protocol):
@@ -106,7 +105,7 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
     """Load everything and run every rule. Stories are read and parsed on `jobs` processes (only those the
     memo does not already hold unchanged); when `sections` is a dict, their bodies are rendered there too
     (by path), so that building never parses a body twice."""
-    with _no_cycle_collection():
+    with no_cycle_collection():
         return _check_site(root, drafts, base_url, jobs, progress, sections, memo)
 
 
@@ -192,12 +191,12 @@ def prepare_story(item: tuple[Path, str]) -> Prepared:
     if not isinstance(story, Story):
         return Prepared(shown, story, findings, local, stamp=stamp, digest=code)
     sections = _packed(story_sections(story, body, _JOB["manifests"])) if _JOB.get("render") else None
-    cited = cited_ids(body)
-    refs = cited | {entry.manifest for entry in story.meta.ledger} | {i for f in story.meta.key_facts for i in f.cites}
+    cited = cited_ids(body) | {i for fact in story.meta.key_facts for i in fact.cites}
+    refs = cited | {entry.manifest for entry in story.meta.ledger}
     found = features(story.body)
     story.source = story.source.shallow()  # local rules are done; the rest need only top-level places
     story.body = ""
-    return Prepared(shown, story, findings, local, found, cited, sections, stamp, code, frozenset(refs))
+    return Prepared(shown, story, findings, local, found, frozenset(cited), sections, stamp, code, frozenset(refs))
 
 
 def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jobs: int | None = None,
@@ -209,7 +208,7 @@ def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jo
     are, in memory they are taken from `reuse` (the last build's files)."""
     started = time.perf_counter()
     sections: dict[str, bytes] = {}
-    with _no_cycle_collection():
+    with no_cycle_collection():
         checked = check_site(root, drafts=drafts, base_url=base_url, jobs=jobs, progress=progress,
                              sections=sections, memo=memo)
         result = BuildResult(checked.findings)
@@ -222,19 +221,6 @@ def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jo
             result.findings = [*result.findings, template_finding(root, err)]
     result.seconds = time.perf_counter() - started
     return result
-
-
-@contextlib.contextmanager
-def _no_cycle_collection():
-    """A build makes millions of objects that live until it ends and few cycles: Python's cyclic collector
-    would rescan them all again and again (a 20,000-story build spent a third of its time there)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()
 
 
 # What forked workers inherit from the parent: the checked site (read-only), set just before they start.
@@ -260,12 +246,8 @@ class _Render:
 
     def run(self, search: bool) -> None:
         views = self.stories()
-        marks = {view.path: self.entries[path].mark for path, view in views.items()}
         ordered = [views[path] for path in sorted(views)]
-
-        def mark(view: StoryView) -> str:
-            return marks[view.path]
-
+        mark = operator.attrgetter("mark")
         plans = [*site_plans(ordered, self.checked.content.pages, self.renderer, self.index.config, mark),
                  *feed_plans(ordered, self.renderer, self.index.config, mark),
                  *manifest_plans(self.index.manifests, ordered, self.renderer, self.index.config, mark)]
@@ -283,23 +265,20 @@ class _Render:
             self.result.memo = Memo(self.memo.key, self.memo.options, self.entries, self.related_state, self.pages,
                                     scores)
 
-    def stories(self) -> dict[str, StoryView]:
+    def stories(self) -> dict[str, StoredView]:
         """Every story's view by path, rendering the stories whose view or templates changed."""
-        index, config, memo = self.index, self.index.config, self.memo
+        index, memo = self.index, self.memo
         stories = sorted(index.stories, key=lambda s: s.path)
         found, computed = self.related(stories)
-        templates = self.renderer.digest(*(f"story.{suffix}" for suffix in Renderer.STORY_VARIANTS))
-        views: dict[str, StoryView] = {}
-        todo: list[tuple[Story, list[str]]] = []
+        self.templates = self.renderer.digest(*(f"story.{suffix}" for suffix in Renderer.STORY_VARIANTS))
+        views: dict[str, StoredView] = {}
+        todo: list[tuple[Story, list[str] | None]] = []
         for story in stories:
             keys = story.meta.related if story.meta.related is not None else found.get(story.key)
             prepared = self.checked.prepared[story.path]
-            passed = self.checked.report.passed.get(story.path, [])
-            entry = Entry(dataclasses.replace(prepared, sections=None), self.checked.deps[story.path])
+            entry = Entry(dataclasses.replace(prepared, sections=None, story=story.brief()), self.checked.deps[story.path])
             if keys is not None and memo is not None:
-                related = related_views(keys, index.by_key, config)
-                entry.mark = _digest(prepared.digest, entry.deps, repr(related), repr(passed))
-                entry.render = _digest(entry.mark, templates)
+                entry.render = self.render_key(story, keys)
             self.entries[story.path] = entry
             before = memo.stories.get(story.path) if memo else None
             if before is not None and entry.render and before.render == entry.render and self.reusable(before.outputs):
@@ -314,7 +293,7 @@ class _Render:
         try:
             rendered = workers(self.jobs).map(render_story, range(len(todo)), len(todo))
             for done, ((story, _), (view, outputs, keys)) in enumerate(zip(todo, rendered), start=1):
-                self.made(story, view, outputs, keys, found, templates)
+                self.made(story, view, outputs, keys, found)
                 views[story.path] = view
                 if self.progress:
                     self.progress("render", done, len(todo))
@@ -340,16 +319,22 @@ class _Render:
         self.related_state = related_all(index, previous, changed)
         return self.related_state.found, None
 
-    def made(self, story: Story, view: StoryView, outputs: list[tuple[str, bytes | Kept]], keys: list[str],
-             found: dict[str, list[str]], templates: str) -> None:
+    def render_key(self, story: Story, keys: list[str]) -> str:
+        """A digest of everything a story's three variants are rendered from: its file, the manifests it refers
+        to, the titles and places of its related stories, the checks it passed and the story templates."""
+        by_key = self.index.by_key
+        related = [f"{key}\t{by_key[key].meta.title}" for key in keys if key in by_key]
+        passed = self.checked.report.passed.get(story.path, [])
+        prepared = self.checked.prepared[story.path]
+        return _digest(prepared.digest, self.checked.deps[story.path], *related, "", *passed, self.templates)
+
+    def made(self, story: Story, view: StoredView, outputs: list[tuple[str, bytes | Kept]], keys: list[str],
+             found: dict[str, list[str]]) -> None:
         entry = self.entries[story.path]
         if story.meta.related is None:
             found[story.key] = keys
-        if self.memo is not None and not entry.mark:  # a first build learns related stories while rendering
-            related = related_views(keys, self.index.by_key, self.index.config)
-            passed = self.checked.report.passed.get(story.path, [])
-            entry.mark = _digest(entry.prepared.digest, entry.deps, repr(related), repr(passed))
-            entry.render = _digest(entry.mark, templates)
+        if self.memo is not None and not entry.render:  # a first build learns related stories while rendering
+            entry.render = self.render_key(story, keys)
         entry.view = view
         entry.outputs = [(path, data.digest if isinstance(data, Kept) else "") for path, data in outputs]
         self.result.rendered += len(outputs)
@@ -411,28 +396,30 @@ class _Render:
             result.files[path] = data
 
 
-def render_story(position: int) -> tuple[StoryView, list[tuple[str, bytes | Kept]], list[str]]:
+def render_story(position: int) -> tuple[StoredView, list[tuple[str, bytes | Kept]], list[str]]:
     """One story's three variants, its view without the body (all that list pages and feeds need) and the
     keys of its related stories."""
     job = _JOB
     story, keys = job["todo"][position]
+    index = job["index"]
     if keys is None:
         keys = job["computed"].related(story.key)
     packed = job["sections"].get(story.path)
-    sections = _unpacked(packed) if packed is not None else _read_sections(job["root"], story, job["index"].manifests)
-    index = job["index"]
+    if packed is not None:
+        sections = _unpacked(packed)
+    else:  # the memo held the story unchanged (its brief), but its page must be rendered again
+        story, sections = _read_again(job["root"], story.path, index.manifests)
     related = related_views(keys, index.by_key, index.config)
     view = story_view(story, sections, index.manifests, index.config, related, job["report"].passed.get(story.path, []))
     texts = job["renderer"].story(view)
     outputs = [(path, _kept(path, text.encode("utf-8"), job["sink"]))
                for path, text in ((f"stories/{story.key}/index.{suffix}", text) for suffix, text in texts.items())]
-    return view.model_copy(update={"sections": []}), outputs, keys
+    return StoredView(view.model_copy(update={"sections": []})), outputs, keys
 
 
-def _read_sections(root: Path, story: Story, manifests: dict[str, ManifestFile]) -> list[SectionView]:
-    """The sections of a story the memo held unchanged but whose page must be rendered again."""
-    again, _ = load_story(root / story.path, story.path)
-    return story_sections(again, parse_body(again.body, again.body_line), manifests)
+def _read_again(root: Path, shown: str, manifests: dict[str, ManifestFile]) -> tuple[Story, list[SectionView]]:
+    story, _ = load_story(root / shown, shown)
+    return story, story_sections(story, parse_body(story.body, story.body_line), manifests)
 
 
 def render_plan(position: int) -> bytes | Kept:

@@ -37,20 +37,21 @@ def options_key(version: str, **options: object) -> str:
     return json.dumps({"version": version, **{k: str(v) for k, v in sorted(options.items())}}, sort_keys=True)
 
 
-def input_files(root: Path) -> list[Path]:
-    """Every file whose bytes shape the site: content/, the site's templates/, ours, and the generator."""
+def input_files(root: Path) -> list[str]:
+    """Every file whose bytes shape the site: content/, the site's templates/, ours, and the generator
+    (as strings: a large site has tens of thousands, and Path objects would cost more than the walk)."""
     roots = [root / "content", root / "templates", PACKAGE.parent / "templates", PACKAGE]
-    found: list[Path] = []
+    found: list[str] = []
     for top in roots:
         for folder, dirs, files in os.walk(top):
             dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__")))
-            found.extend(Path(folder) / name for name in sorted(files) if not name.endswith(".pyc"))
+            found.extend(os.path.join(folder, name) for name in sorted(files) if not name.endswith(".pyc"))
     return found
 
 
-def _stamp(path: Path) -> list[int] | None:
+def _stamp(path: str) -> list[int] | None:
     try:
-        info = path.stat()
+        info = os.stat(path)
     except OSError:
         return None
     return [info.st_mtime_ns, info.st_size]
@@ -92,7 +93,7 @@ def unchanged(root: Path, out: Path, key: str, state: State | None) -> bool:
     if len(paths) != len(state.inputs):
         return False
     for path in paths:
-        known = state.inputs.get(str(path))
+        known = state.inputs.get(path)
         stamp = _stamp(path)
         if known is None or stamp is None:
             return False
@@ -101,9 +102,10 @@ def unchanged(root: Path, out: Path, key: str, state: State | None) -> bool:
     return True
 
 
-def _file_digest(path: Path) -> str | None:
+def _file_digest(path: str) -> str | None:
     try:
-        return digest(path.read_bytes())
+        with open(path, "rb") as source:
+            return digest(source.read())
     except OSError:
         return None
 
@@ -117,8 +119,8 @@ def record(root: Path, out: Path, key: str, outputs: dict[str, str], warnings: l
         stamp = _stamp(path)
         if stamp is None:
             continue
-        old = known.get(str(path))
-        inputs[str(path)] = [*stamp, old[2] if old and old[:2] == stamp else _file_digest(path)]
+        old = known.get(path)
+        inputs[path] = [*stamp, old[2] if old and old[:2] == stamp else _file_digest(path)]
     state = {"format": FORMAT, "key": key, "inputs": inputs, "outputs": outputs, "out": _out_stamp(out),
              "warnings": warnings, "summary": summary}
     folder = root / CACHE_DIR

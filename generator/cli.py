@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import click
 
 from . import __version__
-from .cache import load_state, options_key, same_output, unchanged
+from .cache import load_state, options_key, unchanged
 from .slugs import slugify
 
 if TYPE_CHECKING:  # the commands import what they run, so `build` of an unchanged site starts in a blink
@@ -71,33 +71,35 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
 def _build(root: Path, target: Path, key: str, state, drafts: bool, jobs: int | None, base_url: str | None,
            search: bool, started: float) -> None:
     from .build import build_site
-    from .cache import record
+    from .cache import record, same_output
     from .memo import load_memo, new_memo, save_memo
+    from .workers import no_cycle_collection
     from .write import Pending
 
     previous = state.outputs if state is not None and state.key == key else None
     pending = Pending(target, previous)
-    empty = new_memo(root, key)
-    memo = (load_memo(root, empty) if previous is not None and same_output(target, state) else None) or empty
-    try:
-        with Progress() as progress:
-            result = build_site(root, drafts=drafts, base_url=base_url, jobs=jobs, search=search, progress=progress,
-                                sink=pending, memo=memo)
-    except BaseException:
-        pending.abort()
-        raise
-    _print_findings(result.findings, err=True)
-    if not result.ok:
-        pending.abort()
-        click.echo(f"build refused: {_summary(result.findings)}; {target.name}/ left as it was", err=True)
-        sys.exit(1)
-    stats = pending.commit(result.digests, result.written)
-    summary = {"stories": result.stories, "pages": result.pages, "files": len(result.digests), "written": stats.files,
-               "skipped": stats.skipped, "deleted": stats.deleted, "bytes": stats.bytes}
-    warnings = [_finding_line(f) for f in result.findings]
-    record(root, target, key, result.digests, warnings, summary, state)
-    if result.memo is not None:
-        save_memo(root, result.memo)
+    with no_cycle_collection():  # loading and saving the memo make many objects, and few cycles
+        empty = new_memo(root, key)
+        memo = (load_memo(root, empty) if previous is not None and same_output(target, state) else None) or empty
+        try:
+            with Progress() as progress:
+                result = build_site(root, drafts=drafts, base_url=base_url, jobs=jobs, search=search,
+                                    progress=progress, sink=pending, memo=memo)
+        except BaseException:
+            pending.abort()
+            raise
+        _print_findings(result.findings, err=True)
+        if not result.ok:
+            pending.abort()
+            click.echo(f"build refused: {_summary(result.findings)}; {target.name}/ left as it was", err=True)
+            sys.exit(1)
+        stats = pending.commit(result.digests, result.written)
+        summary = {"stories": result.stories, "pages": result.pages, "files": len(result.digests),
+                   "written": stats.files, "skipped": stats.skipped, "deleted": stats.deleted, "bytes": stats.bytes}
+        warnings = [_finding_line(f) for f in result.findings]
+        record(root, target, key, result.digests, warnings, summary, state)
+        if result.memo is not None:
+            save_memo(root, result.memo)
     click.echo(_built_line(summary, time.perf_counter() - started, target), err=True)
 
 

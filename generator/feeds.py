@@ -55,7 +55,7 @@ def site_feeds(views: list[StoryView], config: SiteConfig) -> Iterator[tuple[str
     site = make_feed(views, config, "/", config.title, config.description or config.title)
     yield "/", site
     for slug, name in config.newsrooms.items():
-        mine = [view for view in views if view.newsroom.slug == slug]
+        mine = [view for view in views if view.newsroom_slug == slug]
         yield f"/newsrooms/{slug}/", make_feed(mine, config, f"/newsrooms/{slug}/", f"{config.title}: {name}",
                                                f"Stories from the {name} newsroom of {config.title}.", site.updated)
 

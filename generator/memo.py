@@ -27,9 +27,8 @@ class Entry:
 
     prepared: Any                      # build.Prepared, without its sections
     deps: str                          # digest of the manifests it refers to, as they were
-    mark: str = ""                     # digest of everything its view was made from
-    render: str = ""                   # mark + the templates its variants were rendered with
-    view: Any = None                   # its view without the body: what list pages, feeds and sitemaps need
+    render: str = ""                   # digest of everything its three variants were rendered from
+    view: Any = None                   # view.StoredView: what list pages, feeds and sitemaps need
     outputs: list[tuple[str, str]] = field(default_factory=list)  # (output path, digest)
 
 

@@ -138,7 +138,7 @@ class Story:
     path: str
     folder: str
     name: str
-    meta: FrontMatter
+    meta: FrontMatter | Brief
     body: str
     body_line: int
     source: SourceMap
@@ -151,6 +151,14 @@ class Story:
     def published_utc(self) -> dt.datetime:
         return self.meta.published.astimezone(dt.timezone.utc)
 
+    def brief(self) -> Story:
+        """This story as the memo keeps it: only what site-wide work reads of a story it does not read again
+        (the places of its title and related entries, where site-wide findings point)."""
+        meta = self.meta
+        kept = Brief(meta.title, meta.slug, meta.published, meta.newsroom, meta.related, meta.draft)
+        places = {loc: at for loc, at in self.source.marks.items() if loc[:1] in (("title",), ("related",))}
+        return Story(self.path, self.folder, self.name, kept, "", self.body_line, SourceMap(self.source.path, places))
+
     @functools.cached_property
     def key(self) -> str:
         """`YYYY-MM-DD/slug`: how `related` names a story, and its URL below /stories/."""
@@ -159,6 +167,18 @@ class Story:
     @property
     def url_path(self) -> str:
         return f"/stories/{self.key}/"
+
+
+@dataclass
+class Brief:
+    """The front-matter fields of a story kept by the build memo (a FrontMatter is far slower to load)."""
+
+    title: str
+    slug: str | None
+    published: dt.datetime
+    newsroom: str
+    related: list[str] | None
+    draft: bool
 
 
 @dataclass

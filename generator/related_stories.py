@@ -26,7 +26,8 @@ TERM_NEIGHBOURS = 8       # per distinctive word, likewise
 def related_keys(stories: Sequence[Story], bodies: Mapping[str, Body], limit: int = 4,
                  earlier_only: bool = True, known: Mapping[str, Features] | None = None) -> dict[str, list[str]]:
     """Story key -> up to `limit` keys of the stories most like it (see RelatedIndex)."""
-    cited = {path: cited_ids(body) for path, body in bodies.items()}
+    facts = {story.path: {i for fact in story.meta.key_facts for i in fact.cites} for story in stories}
+    cited = {path: cited_ids(body) | facts.get(path, set()) for path, body in bodies.items()}
     index = RelatedIndex(stories, cited, known, earlier_only)
     return {key: index.related(key, limit) for key in index.keys}
 
@@ -123,7 +124,8 @@ def related_all(index: RelatedIndex, previous: RelatedState | None, changed: Col
     moved = set(changed) | (set(index.keys) ^ set(previous.keys))
     now = dict(zip(index.keys, zip(index.terms, index.cited)))
     moved.update(key for key, value in now.items() if key in before and before[key] != value)
-    reach_now = _Reach(index.keys, index.terms, index.cited, index.near.near, index.earlier_only)
+    reach_now = _Reach(index.keys, index.terms, index.cited, index.near.near, index.earlier_only,
+                       (index.by_term, index.by_manifest))
     reach_before = _Reach(previous.keys, previous.terms, previous.cited, previous.near.__getitem__, index.earlier_only)
     affected = set(moved)
     for key in moved:
@@ -139,10 +141,11 @@ class _Reach:
     related stories change when it changes."""
 
     def __init__(self, keys: list[str], terms: list[frozenset[str]], cited: list[frozenset[str]],
-                 near: Callable[[int], list[int]], earlier_only: bool) -> None:
+                 near: Callable[[int], list[int]], earlier_only: bool,
+                 holders: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None) -> None:
         self.keys, self.terms, self.cited, self.near, self.earlier_only = keys, terms, cited, near, earlier_only
         self.position = {key: i for i, key in enumerate(keys)}
-        self.by_term, self.by_manifest = _holders(terms), _holders(cited)
+        self.by_term, self.by_manifest = holders or (_holders(terms), _holders(cited))
 
     def __call__(self, key: str) -> set[str]:
         i = self.position.get(key)
@@ -217,9 +220,11 @@ def cited_ids(body: Body) -> frozenset[str]:
     return frozenset(i for cite in body.cites for i in cite.ids)
 
 
-def _cited(story: Story, in_body: frozenset[str] | None) -> frozenset[str]:
-    found = in_body if in_body is not None else (e.manifest for e in story.meta.ledger)
-    return frozenset((*found, *(i for fact in story.meta.key_facts for i in fact.cites)))
+def _cited(story: Story, known: frozenset[str] | None) -> frozenset[str]:
+    """The manifests a story cites, as the build knows them (its body's and key facts'), else its ledger's."""
+    if known is not None:
+        return known
+    return frozenset((*(e.manifest for e in story.meta.ledger), *(i for fact in story.meta.key_facts for i in fact.cites)))
 
 
 def _holders(items: Iterable[frozenset[str]]) -> dict[str, list[int]]:

@@ -7,9 +7,11 @@ import datetime as dt
 import functools
 import hashlib
 import string
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -142,10 +144,10 @@ def _runs(order: np.ndarray, ordered: np.ndarray) -> Iterator[list[int]]:
         yield order[start: end + 1].tolist()
 
 
-@dataclass(frozen=True)
-class Features:
+class Features(NamedTuple):
     """What similarity needs of one body, computed once (in a build worker) and reused: its MinHash
-    signature, whether it has any words, and its most frequent words for related stories."""
+    signature, whether it has any words, and its most frequent words for related stories. (A named tuple:
+    the build memo holds thousands, and these load several times faster than a dataclass.)"""
 
     sketch: np.ndarray
     empty: bool
@@ -162,7 +164,7 @@ def term_counts(found: list[str]) -> dict[str, int]:
     counts = Counter(found)
     for word in [word for word in counts if len(word) < 4 or word in _STOP or not word.isalpha()]:
         del counts[word]
-    return dict(counts.most_common(CANDIDATE_TERMS))
+    return {sys.intern(word): count for word, count in counts.most_common(CANDIDATE_TERMS)}  # one copy per word
 
 
 @dataclass(frozen=True)

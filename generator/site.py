@@ -127,7 +127,7 @@ def term_listings(views: list[StoryView], config: SiteConfig, kind: str) -> Iter
     ordered = newest_first(views)
     for slug, name in names.items():
         term = Term(slug=slug, name=name, url=config.url(f"/{kind}s/{slug}/"))
-        mine = [view for view in ordered if getattr(view, kind).slug == slug]
+        mine = [view for view in ordered if getattr(view, f"{kind}_slug") == slug]
         description = (f"Every story from the {name} newsroom, newest first." if kind == "newsroom"
                        else f"Every story on the {name} beat, newest first.")
         for path, chunk, pager in paginate(mine, f"/{kind}s/{slug}/", config.page_size):
@@ -138,7 +138,7 @@ def term_counts(views: list[StoryView], config: SiteConfig, kind: str) -> list[t
     """Each declared newsroom or beat with its number of stories, in declaration order."""
     names = config.newsrooms if kind == "newsroom" else config.beats
     return [(Term(slug=slug, name=name, url=config.url(f"/{kind}s/{slug}/")),
-             sum(getattr(view, kind).slug == slug for view in views)) for slug, name in names.items()]
+             sum(getattr(view, f"{kind}_slug") == slug for view in views)) for slug, name in names.items()]
 
 
 def edition_listings(all_editions: list[Edition], config: SiteConfig) -> Iterator[Listing]:
@@ -156,7 +156,7 @@ def stories_data(views: list[StoryView], config: SiteConfig) -> dict:
             "source_count", "cited_manifest_ids", "links")
     return {"title": config.title, "home_page_url": config.url("/"), "url": config.url("/stories.json"),
             "language": config.language, "count": len(views),
-            "stories": [view.model_dump(mode="json", by_alias=True, include=set(keep)) for view in newest_first(views)]}
+            "stories": [view.data(keep) for view in newest_first(views)]}
 
 
 def site_plans(views: list[StoryView], pages: list[Page], renderer: Renderer, config: SiteConfig,
@@ -269,7 +269,7 @@ def page_lastmods(views: list[StoryView], files: Iterable[str]) -> dict[str, str
     newest: dict[tuple[str, str], str] = {}
     for view in views:
         changed = modified(view)
-        keys = [("stories", view.path), ("newsrooms", view.newsroom.slug), ("beats", view.beat.slug),
+        keys = [("stories", view.path), ("newsrooms", view.newsroom_slug), ("beats", view.beat_slug),
                 ("editions", view.edition), *(("manifests", i) for i in view.cited_manifest_ids)]
         for key in keys:
             newest[key] = max(newest.get(key, changed), changed)
@@ -298,8 +298,8 @@ def manifest_plans(manifests: dict[str, ManifestFile], views: list[StoryView], r
     """manifests/<id>/index.html and index.json: each record with its claims and backlinks."""
     citing: dict[str, list[StoryView]] = {}
     for view in views:
-        for row in view.ledger:
-            citing.setdefault(row.manifest_id, []).append(view)
+        for manifest_id in view.manifest_ids:
+            citing.setdefault(manifest_id, []).append(view)
     for manifest_id in sorted(manifests):
         found, mine = manifests[manifest_id], citing.get(manifest_id, [])
         page = functools.cache(partial(manifest_view, found, mine, config))

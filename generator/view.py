@@ -3,6 +3,11 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import json
+import zlib
+from collections.abc import Iterable
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -133,6 +138,65 @@ class StoryView(View):
     checks: list[str]
     checks_line: str
     reuse: Reuse
+
+    # What orders and groups the site's pages, under the names StoredView keeps them by.
+    @property
+    def newsroom_slug(self) -> str:
+        return self.newsroom.slug
+
+    @property
+    def beat_slug(self) -> str:
+        return self.beat.slug
+
+    @property
+    def manifest_ids(self) -> list[str]:
+        """The manifests of its ledger (those whose pages link back to it)."""
+        return [row.manifest_id for row in self.ledger]
+
+    def data(self, keys: Iterable[str]) -> dict[str, Any]:
+        """These fields as JSON data, by their published names."""
+        return self.model_dump(mode="json", by_alias=True, include=set(keys))
+
+
+class StoredView:
+    """A story view kept compact between rendering its story and rendering the pages that list it: its JSON,
+    compressed, and the few fields that order and group those pages. The whole view is read back (once)
+    only when a page that shows more of it is rendered; `mark` is a digest of all of it."""
+
+    KEPT = ("path", "url", "published", "updated", "edition", "newsroom_slug", "beat_slug", "manifest_ids",
+            "cited_manifest_ids")
+    __slots__ = (*KEPT, "mark", "_packed", "_view")
+
+    def __init__(self, view: StoryView) -> None:
+        for name in self.KEPT:
+            setattr(self, name, getattr(view, name))
+        text = view.model_dump_json(by_alias=True).encode("utf-8")
+        self.mark = hashlib.blake2b(text, digest_size=16).hexdigest()
+        self._packed = zlib.compress(text, 1)
+        self._view: StoryView | None = None
+
+    @property
+    def view(self) -> StoryView:
+        if self._view is None:
+            self._view = StoryView.model_validate_json(zlib.decompress(self._packed))
+        return self._view
+
+    def __getattr__(self, name: str) -> Any:  # everything else (what templates read) from the whole view
+        if name.startswith("_"):
+            raise AttributeError(name)
+        return getattr(self.view, name)
+
+    def data(self, keys: Iterable[str]) -> dict[str, Any]:
+        wanted = set(keys)
+        return {key: value for key, value in json.loads(zlib.decompress(self._packed)).items() if key in wanted}
+
+    def __getstate__(self) -> tuple:
+        return tuple(getattr(self, name) for name in (*self.KEPT, "mark", "_packed"))
+
+    def __setstate__(self, state: tuple) -> None:
+        for name, value in zip((*self.KEPT, "mark", "_packed"), state):
+            setattr(self, name, value)
+        self._view = None
 
 
 def iso_z(moment: dt.datetime) -> str:
