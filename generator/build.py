@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import operator
+import os
 import pickle
 import time
 import traceback
@@ -150,16 +151,16 @@ def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None
     return checked
 
 
-def _still(entry: Entry, path: Path, manifests: dict[str, ManifestFile]) -> bool:
+def _still(entry: Entry, path: str, manifests: dict[str, ManifestFile]) -> bool:
     """True when the memo's reading of this story file still holds: same bytes, same manifests behind it."""
     prepared = entry.prepared
     try:
-        info = path.stat()
+        info = os.stat(path)
     except OSError:
         return False
     stamp = (info.st_mtime_ns, info.st_size)
     if stamp != prepared.stamp:
-        if info.st_size != prepared.stamp[1] or digest(path.read_bytes()) != prepared.digest:
+        if info.st_size != prepared.stamp[1] or digest(Path(path).read_bytes()) != prepared.digest:
             return False
         prepared.stamp = stamp  # touched, not changed
     return entry.deps == _deps(prepared.refs, manifests)
@@ -174,13 +175,13 @@ def _digest(*parts: str) -> str:
     return hashlib.blake2b("\0".join(parts).encode("utf-8"), digest_size=16).hexdigest()
 
 
-def prepare_story(item: tuple[Path, str]) -> Prepared:
+def prepare_story(item: tuple[str, str]) -> Prepared:
     """Read one story, parse its body once, run its local rules, and (when building) render its sections.
     The body text is not kept: what needs it later has it in another form, or reads it again."""
     path, shown = item
     try:
-        info = path.stat()
-        stamp, code = (info.st_mtime_ns, info.st_size), digest(path.read_bytes())
+        info = os.stat(path)
+        stamp, code = (info.st_mtime_ns, info.st_size), digest(Path(path).read_bytes())
     except OSError:
         stamp, code = (0, 0), ""
     story, findings = load_story(path, shown)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import json
+import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,8 +44,8 @@ def load_content(root: Path, drafts: bool = True, base_url: str | None = None, s
     content_dir = root / "content"
     config, findings = load_config(content_dir / CONFIG_NAME, base_url, f"content/{CONFIG_NAME}")
     found = Content(root, config, findings=findings)
-    for path in sorted((content_dir / "manifests").glob("*.json")):
-        _add(found, load_manifest(path, _shown(root, path)))
+    for name in _names(content_dir / "manifests", ".json"):
+        _add(found, load_manifest(content_dir / "manifests" / name, f"content/manifests/{name}"))
     for path, shown in story_files(root) if stories else []:
         _add(found, load_story(path, shown))
     for path in sorted((content_dir / "pages").glob("**/*.md")):
@@ -54,9 +55,22 @@ def load_content(root: Path, drafts: bool = True, base_url: str | None = None, s
     return found
 
 
-def story_files(root: Path) -> list[tuple[Path, str]]:
-    """(path, path as shown) of every story file, in a stable order."""
-    return [(path, _shown(root, path)) for path in sorted((root / "content" / "stories").glob("*/*.md"))]
+def story_files(root: Path) -> list[tuple[str, str]]:
+    """(path, path as shown) of every story file (content/stories/<folder>/<name>.md), by folder, then name.
+    Strings, not Paths: a large site has tens of thousands, and each build lists them all."""
+    top = os.path.join(root, "content", "stories")
+    return [(os.path.join(top, folder, name), f"content/stories/{folder}/{name}")
+            for folder in _names(top, dirs=True) for name in _names(os.path.join(top, folder), ".md")]
+
+
+def _names(folder: str | Path, suffix: str = "", dirs: bool = False) -> list[str]:
+    """The sorted names of the files (or folders) in folder ending in suffix, hidden ones left out."""
+    try:
+        with os.scandir(folder) as entries:
+            return sorted(entry.name for entry in entries if not entry.name.startswith(".")
+                          and entry.name.endswith(suffix) and (entry.is_dir() if dirs else entry.is_file()))
+    except OSError:
+        return []
 
 
 def add_story(found: Content, loaded: tuple[Story | StoryFile | None, list[Finding]], drafts: bool = True) -> None:
@@ -238,7 +252,8 @@ def story_body(path: Path) -> str:
     return parts[2] if parts is not None else ""
 
 
-def load_story(path: Path, shown: str) -> tuple[Story | StoryFile | None, list[Finding]]:
+def load_story(path: str | Path, shown: str) -> tuple[Story | StoryFile | None, list[Finding]]:
+    path = Path(path)
     parsed, findings = _front_matter(path, shown)
     if parsed is None:
         return None, findings

@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from watchfiles import DefaultFilter, watch
 
 from .build import build_site
+from .memo import Memo, new_memo
 from .search import BUNDLE, search_index
 from .models import Finding
 
@@ -295,6 +296,7 @@ class Preview:
         self.url = f"http://{shown}:{self.server.server_address[1]}"
         self._stop = threading.Event()
         self._indexing = threading.Lock()  # one Pagefind run at a time
+        self._memo: Memo | None = None      # the last good build's, so a save rebuilds only what it changed
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
@@ -368,8 +370,12 @@ class Preview:
         started = time.perf_counter()
         error = None
         try:
-            result = build_site(self.root, drafts=self.drafts, base_url=self.url, search=False)
+            empty = new_memo(self.root, f"serve drafts={self.drafts} url={self.url}")
+            memo = self._memo if self._memo is not None and self._memo.key == empty.key else empty
+            result = build_site(self.root, drafts=self.drafts, base_url=self.url, search=False, memo=memo,
+                                reuse=self.live.snapshot.files)
             findings, files = tuple(result.findings), (result.files if result.ok else None)
+            self._memo = result.memo or self._memo
         except Exception as err:  # a bug in the generator must not take the preview down with it
             error = err
             crash = Finding("ledgerpress", 1, 1, "INTERNAL", f"the build crashed: {type(err).__name__}: {err}")
@@ -379,7 +385,9 @@ class Preview:
         if files is not None:  # the last search index serves until the new one is ready (see _index)
             files = {**{p: d for p, d in (old.files or {}).items() if p.startswith(SEARCH)}, **files}
         good = files if files is not None else old.files
-        changed = sorted(path for path, data in (good or {}).items() if (old.files or {}).get(path) != data)
+        before = old.files or {}
+        changed = sorted(path for path, data in (good or {}).items()
+                         if before.get(path) is not data and before.get(path) != data)
         changed += sorted(set(old.files or ()) - set(good or ()))
         snapshot = old
         if old.version == 0 or changed or findings != old.findings:
