@@ -27,7 +27,7 @@ from .feeds import feed_plans
 from .load import Content, add_story, load_content, load_story, story_files
 from .memo import Entry, Memo
 from .models import Finding, ManifestFile, Story, StoryFile
-from .related_stories import RelatedIndex, RelatedState, cited_ids, related_all
+from .related_stories import RelatedIndex, cited_ids, related_all
 from .render import Renderer, template_dirs
 from .search import search_index
 from .similarity import Features, features
@@ -112,7 +112,7 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
 
 def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None, progress: Progress | None,
                 sections: dict[str, bytes] | None, memo: Memo | None) -> Checked:
-    content = load_content(root, drafts=drafts, base_url=base_url, stories=False)
+    content = load_content(root, drafts=drafts, base_url=base_url, stories=False, known=memo.manifests if memo else None)
     if content.config is None:
         return Checked(content, None, Report(sorted(content.findings), {}))
     files = story_files(root)
@@ -243,19 +243,25 @@ class _Render:
         self.renderer = Renderer(root, self.index.config)
         self.sources: dict[str, str] = {}
         self.entries: dict[str, Entry] = {}
-        self.pages: dict[str, tuple[str, str]] = {}
+        self.pages: dict[str, tuple[str, str, str]] = {}
 
     def run(self, search: bool) -> None:
         views = self.stories()
         ordered = [views[path] for path in sorted(views)]
-        mark = operator.attrgetter("mark")
-        plans = [*site_plans(ordered, self.checked.content.pages, self.renderer, self.index.config, mark),
-                 *feed_plans(ordered, self.renderer, self.index.config, mark),
-                 *manifest_plans(self.index.manifests, ordered, self.renderer, self.index.config, mark)]
         if self.progress:
             self.progress("pages", len(views), len(views))
-        self.site(plans)
-        self.site(sitemap_plans(ordered, list(self.sources), self.renderer, self.index.config, mark))
+        site = self.site_key(ordered)
+        if self.memo is not None and self.memo.site == site and self.reusable(
+                [(path, code) for path, (_, code, _) in self.memo.pages.items()]):
+            for path, (inputs, code, source) in self.memo.pages.items():  # no listed view, manifest or page moved
+                self.pages[path] = (inputs, code, source)
+                self.add(path, self.kept(path, code), source)
+        else:
+            mark = operator.attrgetter("mark")
+            self.site([*site_plans(ordered, self.checked.content.pages, self.renderer, self.index.config, mark),
+                       *feed_plans(ordered, self.renderer, self.index.config, mark),
+                       *manifest_plans(self.index.manifests, ordered, self.renderer, self.index.config, mark)])
+            self.site(sitemap_plans(ordered, list(self.sources), self.renderer, self.index.config, mark))
         if search:
             self.search()
         self.result.stories = len(views)
@@ -263,8 +269,17 @@ class _Render:
         if self.memo is not None:
             current = set(self.index.digests.values())
             scores = {pair: score for pair, score in self.index.scores.items() if set(pair) <= current}
-            self.result.memo = Memo(self.memo.key, self.memo.options, self.entries, self.related_state, self.pages,
-                                    scores)
+            self.result.memo = Memo(self.memo.key, self.memo.options, self.entries, self.related_index, self.pages,
+                                    scores, site, self.checked.content.manifest_files)
+
+    def site_key(self, ordered: list[StoredView]) -> str:
+        """A digest of everything the site's pages are made from besides the generator, options and site.toml:
+        each story's view, each manifest, each plain page and the templates."""
+        content = self.checked.content
+        return _digest(*(f"{view.path}\t{view.mark}" for view in ordered), "",
+                       *(f"{key}\t{found.digest}" for key, found in sorted(self.index.manifests.items())), "",
+                       *(f"{page.path}\t{page.meta!r}\t{page.body}" for page in content.pages), "",
+                       self.renderer.digest(*self.renderer.env.loader.list_templates()))
 
     def stories(self) -> dict[str, StoredView]:
         """Every story's view by path, rendering the stories whose view or templates changed."""
@@ -301,24 +316,28 @@ class _Render:
         finally:
             _JOB.clear()
         if computed is not None:
-            self.related_state = computed.state(found)
+            computed.results = found
         return views
 
     def related(self, stories: list[Story]) -> tuple[dict[str, list[str]], RelatedIndex | None]:
         """The computed related stories known before rendering (all of them, after an edit, from the memo
         and what the edit reaches), or an index for the render workers to score each story (a first build)."""
-        self.related_state: RelatedState | None = None
+        self.related_index: RelatedIndex | None = None
         if all(story.meta.related is not None for story in stories):
             return {}, None
-        previous = self.memo.related if self.memo is not None else None
+        site, memo = self.index, self.memo
+        previous = memo.related if memo is not None else None
         changed = {p.story.key for path in self.checked.fresh
                    if isinstance((p := self.checked.prepared[path]).story, Story)}
-        index = RelatedIndex(self.index.stories, self.index.cited, self.index.features, previous=previous,
-                             changed=changed)
+        if previous is not None:
+            memo.related = None  # updated in place below: never to be trusted again if that fails half-way
+            if previous.update(site.stories, site.cited, site.features, changed):
+                memo.related = self.related_index = previous
+                return previous.results, None
+        self.related_index = RelatedIndex(site.stories, site.cited, site.features, previous=previous, changed=changed)
         if previous is None:
-            return {}, index
-        self.related_state = related_all(index, previous, changed)
-        return self.related_state.found, None
+            return {}, self.related_index  # a first build: the render workers score each story
+        return related_all(self.related_index, previous, changed), None
 
     def render_key(self, story: Story, keys: list[str]) -> str:
         """A digest of everything a story's three variants are rendered from: its file, the manifests it refers
@@ -357,7 +376,7 @@ class _Render:
         try:
             made = workers(self.jobs).map(render_plan, range(len(todo)), len(todo), min_per_job=PLANS_PER_JOB)
             for (plan, inputs), data in zip(todo, made):
-                self.pages[plan.path] = (inputs, data.digest if isinstance(data, Kept) else "")
+                self.pages[plan.path] = (inputs, data.digest if isinstance(data, Kept) else "", plan.source)
                 self.result.rendered += 1
                 self.add(plan.path, data, plan.source)
         finally:

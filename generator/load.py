@@ -37,15 +37,24 @@ class Content:
     broken: list[StoryFile] = field(default_factory=list)
     pages: list[Page] = field(default_factory=list)
     findings: list[Finding] = field(default_factory=list)
+    manifest_files: dict[str, tuple] = field(default_factory=dict)  # shown path -> (stat, what loading it gave)
 
 
-def load_content(root: Path, drafts: bool = True, base_url: str | None = None, stories: bool = True) -> Content:
-    """Read site.toml, manifests, stories (unless the caller loads them itself) and pages under root/content."""
+def load_content(root: Path, drafts: bool = True, base_url: str | None = None, stories: bool = True,
+                 known: dict[str, tuple] | None = None) -> Content:
+    """Read site.toml, manifests, stories (unless the caller loads them itself) and pages under root/content.
+    `known`: the manifest_files of an earlier load; a manifest whose file has the same stat is not read again."""
     content_dir = root / "content"
     config, findings = load_config(content_dir / CONFIG_NAME, base_url, f"content/{CONFIG_NAME}")
     found = Content(root, config, findings=findings)
-    for name in _names(content_dir / "manifests", ".json"):
-        _add(found, load_manifest(content_dir / "manifests" / name, f"content/manifests/{name}"))
+    manifests = os.path.join(content_dir, "manifests")
+    for name in _names(manifests, ".json"):
+        path, shown = os.path.join(manifests, name), f"content/manifests/{name}"
+        stamp = _stamp(path)
+        before = known.get(shown) if known else None
+        loaded = before[1] if before is not None and stamp is not None and before[0] == stamp else load_manifest(path, shown)
+        found.manifest_files[shown] = (stamp, loaded)
+        _add(found, loaded)
     for path, shown in story_files(root) if stories else []:
         _add(found, load_story(path, shown))
     for path in sorted((content_dir / "pages").glob("**/*.md")):
@@ -61,6 +70,14 @@ def story_files(root: Path) -> list[tuple[str, str]]:
     top = os.path.join(root, "content", "stories")
     return [(os.path.join(top, folder, name), f"content/stories/{folder}/{name}")
             for folder in _names(top, dirs=True) for name in _names(os.path.join(top, folder), ".md")]
+
+
+def _stamp(path: str) -> tuple[int, int] | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size
 
 
 def _names(folder: str | Path, suffix: str = "", dirs: bool = False) -> list[str]:
@@ -100,9 +117,10 @@ def _add(found: Content, loaded: tuple[Any, list[Finding]]) -> None:
         found.pages.append(item)
 
 
-def read_text(path: Path, shown: str) -> tuple[str | None, list[Finding]]:
+def read_text(path: str | Path, shown: str) -> tuple[str | None, list[Finding]]:
     """The file as text, or an LP001 at the first byte that is not UTF-8."""
-    data = path.read_bytes()
+    with open(path, "rb") as source:
+        data = source.read()
     try:
         return data.decode("utf-8").removeprefix("\ufeff"), []
     except UnicodeDecodeError as err:
@@ -244,10 +262,10 @@ def text_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
-def story_body(path: Path) -> str:
+def story_body(root: Path, shown: str) -> str:
     """A story's body alone, read again (what load_story kept as `body`): site-wide checks that compare
     texts read the few they need instead of holding every body."""
-    text, _ = read_text(path, path.name)
+    text, _ = read_text(os.path.join(root, shown), shown)
     parts = split_front_matter(text) if text is not None else None
     return parts[2] if parts is not None else ""
 
@@ -279,10 +297,11 @@ def load_page(path: Path, shown: str, pages_dir: Path) -> tuple[Page | None, lis
     return Page(shown, url_path.replace("//", "/"), meta, body, body_line), problems
 
 
-def load_manifest(path: Path, shown: str) -> tuple[ManifestFile | None, list[Finding]]:
+def load_manifest(path: str | Path, shown: str) -> tuple[ManifestFile | None, list[Finding]]:
     text, findings = read_text(path, shown)
     if text is None:
         return None, findings
+    stem = os.path.splitext(os.path.basename(path))[0]
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
@@ -292,9 +311,9 @@ def load_manifest(path: Path, shown: str) -> tuple[ManifestFile | None, list[Fin
         manifest = Manifest.model_validate(data)
     except ValidationError:
         manifest = None
-    if manifest is not None and _plain(manifest, path.stem):
-        return ManifestFile(shown, path.stem, manifest, quick, text_digest(text)), []
-    return _slow_manifest(text, data, path.stem, shown)
+    if manifest is not None and _plain(manifest, stem):
+        return ManifestFile(shown, stem, manifest, quick, text_digest(text)), []
+    return _slow_manifest(text, data, stem, shown)
 
 
 def _plain(manifest: Manifest, name: str) -> bool:

@@ -5,6 +5,7 @@ damaged) is ignored, never unpickled."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import os
@@ -39,9 +40,11 @@ class Memo:
     key: str                                                        # memo_key(): code, site.toml, options
     options: str = ""                                               # digest of the build options alone
     stories: dict[str, Entry] = field(default_factory=dict)          # story path -> entry
-    related: Any = None                                             # related_stories.RelatedState
-    pages: dict[str, tuple[str, str]] = field(default_factory=dict)  # site output -> (its inputs' digest, digest)
+    related: Any = None                                             # related_stories.RelatedIndex (with results)
+    pages: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # site output -> (inputs, digest, source)
     scores: dict[tuple[str, str], float] = field(default_factory=dict)  # LP040 exact scores by file digests
+    site: str = ""                                                    # digest of all the site pages' inputs
+    manifests: dict = field(default_factory=dict)  # load.Content.manifest_files: kept in memory only (serve)
 
 
 def new_memo(root: Path, options: str) -> Memo:
@@ -109,7 +112,7 @@ def save_memo(root: Path, memo: Memo) -> None:
     secret = _secret()
     if secret is None:
         return
-    body = pickle.dumps(memo, protocol=pickle.HIGHEST_PROTOCOL)
+    body = pickle.dumps(dataclasses.replace(memo, manifests={}), protocol=pickle.HIGHEST_PROTOCOL)  # see Memo
     folder = root / CACHE_DIR
     folder.mkdir(exist_ok=True)
     name = MEMO_FILE.format(options=memo.options)

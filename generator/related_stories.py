@@ -32,31 +32,22 @@ def related_keys(stories: Sequence[Story], bodies: Mapping[str, Body], limit: in
     return {key: index.related(key, limit) for key in index.keys}
 
 
-@dataclass
-class RelatedState:
-    """What one build computed related stories from, and what it found: the next build starts from it and
-    recomputes only the stories whose candidates or scores an edit can have changed."""
-
-    keys: list[str]                       # by publication, then key
-    terms: list[frozenset[str]]
-    cited: list[frozenset[str]]
-    near: list[list[int]]
-    documents: Counter                    # candidate word -> number of stories holding it
-    found: dict[str, list[str]]           # key -> its related keys
-
-
 class RelatedIndex:
     """What computing related stories needs of the whole site, built once; `related(key)` then scores one
     story's candidates (stories sharing a distinctive word, a manifest or a passage): shared distinctive
     words, shared manifests and shared passages; same newsroom first, then score, then key. Only earlier
-    stories by default (as Hugo's related content), so a new story never changes what older pages list."""
+    stories by default (as Hugo's related content), so a new story never changes what older pages list.
+    `results` holds what related() found for each story; a build keeps the index for the next one, which
+    updates it in place after an edit (`update`) or builds it again from it (`previous`)."""
 
     def __init__(self, stories: Sequence[Story], cited: Mapping[str, frozenset[str]],
                  known: Mapping[str, Features] | None = None, earlier_only: bool = True,
-                 previous: RelatedState | None = None, changed: Collection[str] = ()) -> None:
+                 previous: RelatedIndex | None = None, changed: Collection[str] = ()) -> None:
         order = _unique_by_key(stories)
         self.found = [known[s.path] if known and s.path in known else features(s.body) for s in order]
         self.keys = [story.key for story in order]
+        self.paths = [story.path for story in order]
+        self.published = [story.meta.published for story in order]
         self.position = {key: i for i, key in enumerate(self.keys)}
         counts = [f.counts for f in self.found]
         self.documents = Counter(word for counted in counts for word in counted)
@@ -68,9 +59,10 @@ class RelatedIndex:
         self.by_term = _holders(self.terms)
         self.by_manifest = _holders(self.cited)
         self.earlier_only = earlier_only
+        self.results: dict[str, list[str]] = {}
         self._arrays()
 
-    def _terms(self, counts: list[Mapping[str, int]], previous: RelatedState | None,
+    def _terms(self, counts: list[Mapping[str, int]], previous: RelatedIndex | None,
                changed: Collection[str]) -> list[frozenset[str]]:
         """Distinctive words by tf-idf; after an edit only the stories holding a word whose document count
         moved are ranked again (every story when the number of stories moved, since every idf did)."""
@@ -88,12 +80,8 @@ class RelatedIndex:
         self.term_sets, self.cited_sets = _Sets(self.terms), _Sets(self.cited)
         rank = {key: n for n, key in enumerate(sorted(self.keys))}
         self.key_rank = np.array([rank[key] for key in self.keys], dtype=np.int64)
-        newsrooms = {name: n for n, name in enumerate(sorted(set(self.newsrooms)))}
-        self.newsroom_ids = np.array([newsrooms[name] for name in self.newsrooms], dtype=np.int64)
-
-    def state(self, found: dict[str, list[str]]) -> RelatedState:
-        return RelatedState(self.keys, self.terms, self.cited, [self.near.near(i) for i in range(len(self.keys))],
-                            self.documents, found)
+        self.newsroom_numbers = {name: n for n, name in enumerate(sorted(set(self.newsrooms)))}
+        self.newsroom_ids = np.array([self.newsroom_numbers[name] for name in self.newsrooms], dtype=np.int64)
 
     def related(self, key: str, limit: int = 4) -> list[str]:
         i = self.position.get(key)
@@ -113,45 +101,14 @@ class RelatedIndex:
         ranked = np.lexsort((self.key_rank[chosen], -score, elsewhere))
         return [self.keys[j] for j in chosen[ranked[score[ranked] > 0][:limit]].tolist()]
 
-
-def related_all(index: RelatedIndex, previous: RelatedState | None, changed: Collection[str],
-                limit: int = 4) -> RelatedState:
-    """Every story's related keys: from `previous` where nothing it was computed from moved, else scored anew.
-    `changed`: the keys of the stories read again since `previous` (their words, manifests or text moved)."""
-    if previous is None:
-        return index.state({key: index.related(key, limit) for key in index.keys})
-    before = dict(zip(previous.keys, zip(previous.terms, previous.cited)))
-    moved = set(changed) | (set(index.keys) ^ set(previous.keys))
-    now = dict(zip(index.keys, zip(index.terms, index.cited)))
-    moved.update(key for key, value in now.items() if key in before and before[key] != value)
-    reach_now = _Reach(index.keys, index.terms, index.cited, index.near.near, index.earlier_only,
-                       (index.by_term, index.by_manifest))
-    reach_before = _Reach(previous.keys, previous.terms, previous.cited, previous.near.__getitem__, index.earlier_only)
-    affected = set(moved)
-    for key in moved:
-        affected |= reach_now(key) | reach_before(key)
-    found = {key: previous.found[key] if key in previous.found and key not in affected else index.related(key, limit)
-             for key in index.keys}
-    return index.state(found)
-
-
-class _Reach:
-    """Who counts a story among their candidates, in one build's index: the later stories near it in time
-    holding one of its words or manifests, and those sharing a passage with it. Only these can see their
-    related stories change when it changes."""
-
-    def __init__(self, keys: list[str], terms: list[frozenset[str]], cited: list[frozenset[str]],
-                 near: Callable[[int], list[int]], earlier_only: bool,
-                 holders: tuple[dict[str, list[int]], dict[str, list[int]]] | None = None) -> None:
-        self.keys, self.terms, self.cited, self.near, self.earlier_only = keys, terms, cited, near, earlier_only
-        self.position = {key: i for i, key in enumerate(keys)}
-        self.by_term, self.by_manifest = holders or (_holders(terms), _holders(cited))
-
-    def __call__(self, key: str) -> set[str]:
+    def reach(self, key: str) -> set[str]:
+        """The stories that count `key` among their candidates: the later stories near it in time holding one
+        of its words or manifests, and those sharing a passage with it. Only their related stories can
+        change when it changes."""
         i = self.position.get(key)
         if i is None:
             return set()
-        found = set(self.near(i))
+        found = set(self.near.near(i))
         for holders, items, count in ((self.by_term, self.terms[i], TERM_NEIGHBOURS),
                                       (self.by_manifest, self.cited[i], NEIGHBOURS)):
             for item in items:
@@ -162,18 +119,100 @@ class _Reach:
                     found.update(stories[max(0, at - count): at])
         return {self.keys[j] for j in found}
 
+    def update(self, stories: Sequence[Story], cited: Mapping[str, frozenset[str]], known: Mapping[str, Features],
+               changed: Collection[str], limit: int = 4) -> bool:
+        """Take in stories edited in place (the same stories, each at the same time: only words, manifests,
+        newsroom or text moved) and score again every story they reach; False, and nothing done, when the
+        site's stories themselves changed (the caller builds a new index from this one)."""
+        if len(stories) != len(self.keys) or any(self.position.get(s.key) is None for s in stories):
+            return False
+        edited = [(self.position[s.key], s) for s in stories if s.key in changed]
+        if any(self.paths[i] != s.path or self.published[i] != s.meta.published for i, s in edited):
+            return False
+        counts_before = {i: self.found[i].counts for i, _ in edited}
+        for i, story in edited:
+            self.documents.subtract(counts_before[i].keys())
+            self.documents.update(known[story.path].counts.keys())
+        moved_words = {word for i, story in edited for word in counts_before[i].keys() ^ known[story.path].counts.keys()}
+        for word in moved_words:
+            if self.documents[word] <= 0:
+                del self.documents[word]
+        idf = _idf(self.documents, len(self.keys))
+        for i, story in edited:
+            self.found[i] = known[story.path]
+        ranked = {i: _top(self.found[i].counts, idf) for i in range(len(self.keys))
+                  if i in counts_before or not moved_words.isdisjoint(self.found[i].counts)}
+        new_cited = {i: _cited(story, cited.get(story.path)) for i, story in edited}
+        moved = {self.keys[i] for i in counts_before} | {self.keys[i] for i, terms in ranked.items() if terms != self.terms[i]}
+        affected = set(moved).union(*(self.reach(key) for key in moved))
+        for i, terms in ranked.items():
+            _move(self.by_term, i, self.terms[i], terms)
+            self.terms[i] = terms
+            self.term_sets.set(i, terms)
+        for i, story in edited:
+            _move(self.by_manifest, i, self.cited[i], new_cited[i])
+            self.cited[i] = new_cited[i]
+            self.cited_sets.set(i, new_cited[i])
+            self.newsrooms[i] = story.meta.newsroom
+            number = self.newsroom_numbers.setdefault(story.meta.newsroom, len(self.newsroom_numbers))
+            self.newsroom_ids[i] = number
+            self.near.update(i, self.found[i].sketch, self.found[i].empty)
+        affected = affected.union(*(self.reach(key) for key in moved))
+        self.results.update({key: self.related(key, limit) for key in affected})
+        return True
+
+
+def related_all(index: RelatedIndex, previous: RelatedIndex | None, changed: Collection[str],
+                limit: int = 4) -> dict[str, list[str]]:
+    """Every story's related keys, kept in index.results: from `previous` where nothing it was computed
+    from moved, else scored anew. `changed`: the keys of the stories read again since `previous`."""
+    if previous is None:
+        index.results = {key: index.related(key, limit) for key in index.keys}
+        return index.results
+    before = dict(zip(previous.keys, zip(previous.terms, previous.cited)))
+    moved = set(changed) | (set(index.keys) ^ set(previous.keys))
+    now = dict(zip(index.keys, zip(index.terms, index.cited)))
+    moved.update(key for key, value in now.items() if key in before and before[key] != value)
+    affected = set(moved)
+    for key in moved:
+        affected |= index.reach(key) | previous.reach(key)
+    index.results = {key: previous.results[key] if key in previous.results and key not in affected
+                     else index.related(key, limit) for key in index.keys}
+    return index.results
+
+
+def _move(holders: dict[str, list[int]], position: int, before: frozenset[str], after: frozenset[str]) -> None:
+    """Keep the holders of each item in order as one story's items change."""
+    for item in before - after:
+        holders[item].remove(position)
+        if not holders[item]:
+            del holders[item]
+    for item in after - before:
+        bisect.insort(holders.setdefault(item, []), position)
+
 
 class _Sets:
-    """Sets of strings as a matrix of word numbers, one row per set, padded with one number past the last,
-    so that the overlaps of one set with many are counted in one go."""
+    """Sets of strings as a matrix of word numbers, one row per set, padded with -1, so that the overlaps of
+    one set with many are counted in one go."""
 
     def __init__(self, items: list[frozenset[str]]) -> None:
-        ids = {word: n for n, word in enumerate(sorted(set().union(*items)))}
-        self.rows = np.full((len(items), max(map(len, items), default=0) or 1), len(ids), dtype=np.int64)
+        self.ids = {word: n for n, word in enumerate(sorted(set().union(*items)))}
+        self.rows = np.full((len(items), max(map(len, items), default=0) or 1), -1, dtype=np.int64)
         for n, item in enumerate(items):
-            self.rows[n, :len(item)] = [ids[word] for word in item]
+            self.rows[n, :len(item)] = [self.ids[word] for word in item]
         self.sizes = np.array([len(item) for item in items], dtype=np.int64)
-        self._held = np.zeros(len(ids) + 1, dtype=bool)
+        self._held = np.zeros(len(self.ids) + 1, dtype=bool)  # the last stays False: it is where -1 points
+
+    def set(self, i: int, item: frozenset[str]) -> None:
+        for word in item:
+            self.ids.setdefault(word, len(self.ids))
+        if self._held.size < len(self.ids) + 1:
+            self._held = np.zeros(len(self.ids) + 1, dtype=bool)
+        if len(item) > self.rows.shape[1]:
+            self.rows = np.pad(self.rows, ((0, 0), (0, len(item) - self.rows.shape[1])), constant_values=-1)
+        self.rows[i] = -1
+        self.rows[i, :len(item)] = [self.ids[word] for word in item]
+        self.sizes[i] = len(item)
 
     def overlaps(self, i: int, chosen: np.ndarray) -> np.ndarray:
         """The Jaccard overlap of set i with each chosen set (0 when either is empty)."""

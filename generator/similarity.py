@@ -4,6 +4,7 @@ large archive is never compared pair by pair (LP040 repeated stories; related st
 from __future__ import annotations
 
 import datetime as dt
+import bisect
 import functools
 import hashlib
 import string
@@ -114,19 +115,37 @@ class CandidateIndex:
 
     def __init__(self, sketches: Sequence[np.ndarray], empty: Sequence[bool], threshold: float,
                  recall: float = RECALL) -> None:
-        count, rows = bands(threshold, NUM_PERM, recall)
+        self.count, self.rows = bands(threshold, NUM_PERM, recall)
         size = len(sketches)
         matrix = np.stack(sketches) if size else np.zeros((0, NUM_PERM), dtype=np.uint64)
-        lonely = np.asarray(empty, dtype=bool)
+        self.keys = self._band_keys(matrix, np.asarray(empty, dtype=bool), np.arange(size, dtype=np.uint64))
         near: list[set[int]] = [set() for _ in range(size)]
-        for band in range(count):
-            keys = (matrix[:, band * rows: (band + 1) * rows] * _BAND_MIX[:rows]).sum(axis=1)
-            keys[lonely] = ~np.arange(size, dtype=np.uint64)[lonely]  # an empty body shares no band
+        for keys in self.keys.T:
             order = np.argsort(keys, kind="stable")
             for members in _runs(order, keys[order]):
                 for member in members:
                     near[member].update(members)
         self._near = [sorted(found - {key}) for key, found in enumerate(near)]
+
+    def _band_keys(self, matrix: np.ndarray, lonely: np.ndarray, positions: np.ndarray) -> np.ndarray:
+        """One hash per band per signature; an empty body gets keys of its own, so it shares no band."""
+        rows = self.rows
+        keys = np.stack([(matrix[:, band * rows: (band + 1) * rows] * _BAND_MIX[:rows]).sum(axis=1)
+                         for band in range(self.count)], axis=1) if len(matrix) else np.zeros((0, self.count), np.uint64)
+        keys[lonely] = ~positions[lonely, None]
+        return keys
+
+    def update(self, key: int, signature: np.ndarray, empty: bool) -> None:
+        """Set `key`'s signature anew (a story edited in place): only its own pairs can change."""
+        row = self._band_keys(signature[None, :], np.array([empty]), np.array([key], dtype=np.uint64))[0]
+        self.keys[key] = row
+        now = set(np.flatnonzero((self.keys == row).any(axis=1)).tolist()) - {key}
+        before = set(self._near[key])
+        for other in before - now:
+            self._near[other].remove(key)
+        for other in now - before:
+            bisect.insort(self._near[other], key)
+        self._near[key] = sorted(now)
 
     @classmethod
     def of_sets(cls, sets: Sequence[np.ndarray], threshold: float, recall: float = RECALL) -> CandidateIndex:

@@ -47,7 +47,7 @@ def _story(rng: random.Random, n: int) -> tuple[Fake, frozenset[str]]:
 
 def _edit(rng: random.Random, stories: dict[str, tuple[Fake, frozenset[str]]], made: int) -> tuple[set[str], int]:
     """One random edit; returns the keys of the stories it touched (what a build reads again)."""
-    kind = rng.choice(["words", "words", "manifests", "time", "newsroom", "add", "remove"])
+    kind = rng.choice(["words", "words", "passage", "passage", "manifests", "time", "newsroom", "add", "remove"])
     if kind == "add" or not stories:
         story, cited = _story(rng, made)
         stories[story.key] = (story, cited)
@@ -58,6 +58,8 @@ def _edit(rng: random.Random, stories: dict[str, tuple[Fake, frozenset[str]]], m
         del stories[key]
     elif kind == "words":
         story.body += " " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6)))
+    elif kind == "passage":  # gains or loses the passage many stories share: its near neighbours change
+        story.body = story.body.replace(SHARED + " ", "") if SHARED in story.body else SHARED + " " + story.body
     elif kind == "manifests":
         stories[key] = (story, cited ^ {f"m{rng.randrange(12)}"})
     elif kind == "time":
@@ -67,14 +69,28 @@ def _edit(rng: random.Random, stories: dict[str, tuple[Fake, frozenset[str]]], m
     return {key}, made
 
 
-def _index(stories: dict[str, tuple[Fake, frozenset[str]]], previous, changed, earlier_only: bool) -> RelatedIndex:
+def _inputs(stories: dict[str, tuple[Fake, frozenset[str]]]) -> tuple[list[Fake], dict, dict]:
     listed = [story for story, _ in stories.values()]
-    cited = {story.path: found for story, found in stories.values()}
-    known = {story.path: features(story.body) for story in listed}
-    return RelatedIndex(listed, cited, known, earlier_only, previous=previous, changed=changed)
+    return listed, {story.path: found for story, found in stories.values()}, {s.path: features(s.body) for s in listed}
 
 
-@pytest.mark.parametrize("seed", range(6))
+def _fresh(stories: dict[str, tuple[Fake, frozenset[str]]], earlier_only: bool) -> RelatedIndex:
+    index = RelatedIndex(*_inputs(stories), earlier_only)
+    related_all(index, None, ())
+    return index
+
+
+def _next(index: RelatedIndex, stories: dict[str, tuple[Fake, frozenset[str]]], changed: set[str]) -> RelatedIndex:
+    """What a build does after an edit: update the index in place if it can, else build one from it."""
+    listed, cited, known = _inputs(stories)
+    if index.update(listed, cited, known, changed):
+        return index
+    rebuilt = RelatedIndex(listed, cited, known, index.earlier_only, previous=index, changed=changed)
+    related_all(rebuilt, index, changed)
+    return rebuilt
+
+
+@pytest.mark.parametrize("seed", range(8))
 def test_incremental_related_equals_related_from_scratch(seed: int):
     rng = random.Random(seed)
     earlier_only = seed % 3 != 0
@@ -83,11 +99,15 @@ def test_incremental_related_equals_related_from_scratch(seed: int):
         story, cited = _story(rng, made)
         stories[story.key] = (story, cited)
     made = 40
-    state = related_all(_index(stories, None, (), earlier_only), None, ())
+    index = _fresh(stories, earlier_only)
+    in_place = 0
     for _ in range(40):
         changed, made = _edit(rng, stories, made)
-        state = related_all(_index(stories, state, changed, earlier_only), state, changed)
-        fresh = related_all(_index(stories, None, (), earlier_only), None, ())
-        assert state.found == fresh.found
-        assert state.terms == fresh.terms
-    assert any(state.found.values())
+        before = index
+        index = _next(index, stories, changed)
+        in_place += index is before
+        fresh = _fresh(stories, earlier_only)
+        assert index.results == fresh.results
+        assert index.terms == fresh.terms and index.cited == fresh.cited
+        assert [index.near.near(i) for i in range(len(index.keys))] == [fresh.near.near(i) for i in range(len(fresh.keys))]
+    assert any(index.results.values()) and in_place > 5

@@ -16,7 +16,7 @@ from . import SiteIndex, rule
 def repeated_stories(site: SiteIndex) -> Iterator[Finding]:
     config = site.config
     by_path = {story.path: story for story in site.stories}
-    bodies = [Dated(story.path, story.meta.published, story.body or functools.partial(story_body, site.root / story.path),
+    bodies = [Dated(story.path, story.meta.published, story.body or functools.partial(story_body, site.root, story.path),
                     site.digests.get(story.path, "")) for story in site.stories]
     window = dt.timedelta(days=config.duplicate_window_days)
     for found in repeats(bodies, config.duplicate_threshold, window, site.features or None, site.scores):
