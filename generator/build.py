@@ -73,6 +73,7 @@ class Checked:
     prepared: dict[str, Prepared] = field(default_factory=dict)
     fresh: set[str] = field(default_factory=set)
     deps: dict[str, str] = field(default_factory=dict)
+    manifests: dict[str, str] = field(default_factory=dict)  # manifest id -> digest
 
     @property
     def findings(self) -> list[Finding]:
@@ -116,8 +117,10 @@ def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None
     if content.config is None:
         return Checked(content, None, Report(sorted(content.findings), {}))
     files = story_files(root)
-    known = {shown: entry.prepared for path, shown in files
-             if (entry := (memo.stories.get(shown) if memo else None)) and _still(entry, path, content.manifests)}
+    manifests = {key: found.digest for key, found in content.manifests.items()}
+    same = memo is not None and memo.manifest_digests == manifests  # then no story's manifests moved
+    known = {shown: entry for path, shown in files
+             if (entry := (memo.stories.get(shown) if memo else None)) and _still(entry, path, content.manifests, same)}
     fresh = [(path, shown) for path, shown in files if shown not in known]
     _JOB.update(manifests=content.manifests, config=content.config, render=sections is not None)
     try:
@@ -128,30 +131,42 @@ def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None
                 progress("read", done, len(files))
     finally:
         _JOB.clear()
-    checked = Checked(content, None, Report([], {}), fresh=set(made))
+    checked = Checked(content, None, Report([], {}), fresh=set(made), manifests=manifests)
     local: list[Finding] = []
     signatures: dict[str, Features] = {}
     cited: dict[str, frozenset[str]] = {}
     for _, shown in files:
-        prepared = checked.prepared[shown] = known.get(shown) or made[shown]
+        entry = known.get(shown)
+        prepared = checked.prepared[shown] = entry.prepared if entry is not None else made[shown]
         add_story(content, (prepared.story, prepared.findings), drafts)
         if drafts or not (isinstance(prepared.story, Story) and prepared.story.meta.draft):
             local.extend(prepared.local)
         if prepared.features is not None:
             cited[shown], signatures[shown] = prepared.cited, prepared.features
-            checked.deps[shown] = _deps(prepared.refs, content.manifests)
+            checked.deps[shown] = entry.deps if entry is not None else _deps(prepared.refs, content.manifests)
         if sections is not None and prepared.sections is not None:
             sections[shown] = prepared.sections
     scores = dict(memo.scores) if memo else {}
     checked.index = SiteIndex(content.config, content.manifests, content.stories, {}, content.broken,
                               pages=content.pages, config_path=f"content/{CONFIG_NAME}", root=root,
-                              features=signatures, cited=cited, scores=scores,
+                              features=signatures, cited=cited, scores=scores, changed=checked.fresh,
+                              repeats=_take(memo, "repeats"),
                               digests={path: p.digest for path, p in checked.prepared.items()})
     checked.report = run_checks(checked.index, content.findings, local)
     return checked
 
 
-def _still(entry: Entry, path: str, manifests: dict[str, ManifestFile]) -> bool:
+def _take(memo: Memo | None, name: str):
+    """What the memo keeps for a stage that updates it in place: the memo lets go of it first, so that if the
+    stage fails half-way the next build starts that stage afresh instead of from a half-updated one."""
+    if memo is None:
+        return None
+    kept = getattr(memo, name)
+    setattr(memo, name, None)
+    return kept
+
+
+def _still(entry: Entry, path: str, manifests: dict[str, ManifestFile], same_manifests: bool) -> bool:
     """True when the memo's reading of this story file still holds: same bytes, same manifests behind it."""
     prepared = entry.prepared
     try:
@@ -163,7 +178,7 @@ def _still(entry: Entry, path: str, manifests: dict[str, ManifestFile]) -> bool:
         if info.st_size != prepared.stamp[1] or digest(Path(path).read_bytes()) != prepared.digest:
             return False
         prepared.stamp = stamp  # touched, not changed
-    return entry.deps == _deps(prepared.refs, manifests)
+    return same_manifests or entry.deps == _deps(prepared.refs, manifests)
 
 
 def _deps(refs: frozenset[str], manifests: dict[str, ManifestFile]) -> str:
@@ -270,7 +285,8 @@ class _Render:
             current = set(self.index.digests.values())
             scores = {pair: score for pair, score in self.index.scores.items() if set(pair) <= current}
             self.result.memo = Memo(self.memo.key, self.memo.options, self.entries, self.related_index, self.pages,
-                                    scores, site, self.checked.content.manifest_files)
+                                    scores, site, self.checked.content.manifest_files, self.checked.manifests,
+                                    self.index.repeats)
 
     def site_key(self, ordered: list[StoredView]) -> str:
         """A digest of everything the site's pages are made from besides the generator, options and site.toml:
@@ -291,12 +307,15 @@ class _Render:
         todo: list[tuple[Story, list[str] | None]] = []
         for story in stories:
             keys = story.meta.related if story.meta.related is not None else found.get(story.key)
-            prepared = self.checked.prepared[story.path]
-            entry = Entry(dataclasses.replace(prepared, sections=None, story=story.brief()), self.checked.deps[story.path])
+            before = memo.stories.get(story.path) if memo else None
+            if before is not None and story.path not in self.checked.fresh:
+                entry = Entry(before.prepared, before.deps)  # as the memo read it: a brief, no sections
+            else:
+                prepared = self.checked.prepared[story.path]
+                entry = Entry(dataclasses.replace(prepared, sections=None, story=story.brief()), self.checked.deps[story.path])
             if keys is not None and memo is not None:
                 entry.render = self.render_key(story, keys)
             self.entries[story.path] = entry
-            before = memo.stories.get(story.path) if memo else None
             if before is not None and entry.render and before.render == entry.render and self.reusable(before.outputs):
                 entry.view, entry.outputs = before.view, before.outputs
                 views[story.path] = before.view
@@ -325,18 +344,15 @@ class _Render:
         self.related_index: RelatedIndex | None = None
         if all(story.meta.related is not None for story in stories):
             return {}, None
-        site, memo = self.index, self.memo
-        previous = memo.related if memo is not None else None
+        site, previous = self.index, _take(self.memo, "related")
         changed = {p.story.key for path in self.checked.fresh
                    if isinstance((p := self.checked.prepared[path]).story, Story)}
-        if previous is not None:
-            memo.related = None  # updated in place below: never to be trusted again if that fails half-way
-            if previous.update(site.stories, site.cited, site.features, changed):
-                memo.related = self.related_index = previous
-                return previous.results, None
+        if previous is not None and previous.update(site.stories, site.cited, site.features, changed):
+            self.related_index = previous
+            return previous.results, None
         self.related_index = RelatedIndex(site.stories, site.cited, site.features, previous=previous, changed=changed)
-        if previous is None:
-            return {}, self.related_index  # a first build: the render workers score each story
+        if previous is None and (self.memo is None or not self.memo.stories):
+            return {}, self.related_index  # a first build: the render workers score each story as they render it
         return related_all(self.related_index, previous, changed), None
 
     def render_key(self, story: Story, keys: list[str]) -> str:

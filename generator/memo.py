@@ -45,6 +45,8 @@ class Memo:
     scores: dict[tuple[str, str], float] = field(default_factory=dict)  # LP040 exact scores by file digests
     site: str = ""                                                    # digest of all the site pages' inputs
     manifests: dict = field(default_factory=dict)  # load.Content.manifest_files: kept in memory only (serve)
+    manifest_digests: dict[str, str] = field(default_factory=dict)  # manifest id -> digest of its file
+    repeats: Any = None                                             # similarity.RepeatIndex (LP040)
 
 
 def new_memo(root: Path, options: str) -> Memo:

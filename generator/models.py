@@ -157,7 +157,9 @@ class Story:
         meta = self.meta
         kept = Brief(meta.title, meta.slug, meta.published, meta.newsroom, meta.related, meta.draft)
         places = {loc: at for loc, at in self.source.marks.items() if loc[:1] in (("title",), ("related",))}
-        return Story(self.path, self.folder, self.name, kept, "", self.body_line, SourceMap(self.source.path, places))
+        brief = Story(self.path, self.folder, self.name, kept, "", self.body_line, SourceMap(self.source.path, places))
+        brief.key = self.key  # computed once
+        return brief
 
     @functools.cached_property
     def key(self) -> str:

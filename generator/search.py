@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
+import multiprocessing
+import os
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -39,6 +41,30 @@ def search_index(files: Mapping[str, bytes]) -> SearchIndex:
         return SearchIndex(notes=[unavailable(err)])
     return SearchIndex({f"{BUNDLE}/{path}": data for path, data in sorted(bundle.items())
                         if not path.startswith(UNUSED)})
+
+
+def search_index_apart(files: Mapping[str, bytes]) -> SearchIndex:
+    """search_index in a forked process at the lowest CPU priority, for a caller whose other threads must keep
+    working meanwhile (the preview server, whose next rebuild must not wait): feeding Pagefind thousands of
+    pages holds the interpreter, and Pagefind the cores, for seconds."""
+    if "fork" not in multiprocessing.get_all_start_methods():
+        return search_index(files)
+    _APART["files"] = files  # the child inherits it; only the bundle travels back
+    try:
+        with multiprocessing.get_context("fork").Pool(1) as pool:
+            return pool.apply(_index_apart)
+    except Exception as err:  # the pool itself failed: no search this time, as if Pagefind had
+        return SearchIndex(notes=[unavailable(err)])
+    finally:
+        _APART.clear()
+
+
+_APART: dict[str, Mapping[str, bytes]] = {}
+
+
+def _index_apart() -> SearchIndex:
+    os.nice(19)  # Pagefind, started from here, inherits it
+    return search_index(_APART["files"])
 
 
 def unavailable(err: BaseException) -> Finding:

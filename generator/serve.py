@@ -23,7 +23,7 @@ from watchfiles import DefaultFilter, watch
 
 from .build import build_site
 from .memo import Memo, new_memo
-from .search import BUNDLE, search_index
+from .search import BUNDLE, search_index_apart
 from .models import Finding
 
 TOOLS = "/__ledgerpress/"
@@ -408,7 +408,7 @@ class Preview:
             if self.live.snapshot is not snapshot:
                 return  # a newer build came first; its own index follows
             pages = {path: data for path, data in (snapshot.files or {}).items() if path.endswith(".html")}
-            found = search_index(pages)
+            found = search_index_apart(pages)
         self._indexed(snapshot, found)
 
     def _indexed(self, snapshot: Snapshot, found) -> None:

@@ -10,7 +10,7 @@ import hashlib
 import string
 import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -208,20 +208,49 @@ class Repeat:
     score: float
 
 
+class RepeatIndex:
+    """The candidate pairs of a set of dated bodies (by publication, then key) at one threshold: built once,
+    kept by a build for the next, which updates it in place when only texts changed (`update`)."""
+
+    def __init__(self, items: Sequence[Dated], threshold: float, known: Mapping[str, Features] | None = None) -> None:
+        self.threshold = threshold
+        self.items = sorted(items, key=lambda item: (item.published, item.key))
+        self.position = {item.key: i for i, item in enumerate(self.items)}
+        found = [known[item.key] if known and item.key in known else features(item.read()) for item in self.items]
+        self.candidates = CandidateIndex([f.sketch for f in found], [f.empty for f in found], threshold)
+
+    def update(self, items: Sequence[Dated], known: Mapping[str, Features], changed: Collection[str]) -> bool:
+        """Take in these items, the same keys at the same times, of which only `changed` have new texts;
+        False, and nothing done, when they are not the same keys at the same times."""
+        if len(items) != len(self.items):
+            return False
+        placed: list[Dated | None] = [None] * len(items)
+        for item in items:
+            i = self.position.get(item.key)
+            if i is None or self.items[i].published != item.published or placed[i] is not None:
+                return False
+            placed[i] = item
+        self.items = placed
+        for key in changed:
+            if key in self.position:
+                found = known[key] if key in known else features(self.items[self.position[key]].read())
+                self.candidates.update(self.position[key], found.sketch, found.empty)
+        return True
+
+
 def repeats(items: Sequence[Dated], threshold: float, window: dt.timedelta,
             known: Mapping[str, Features] | None = None,
-            scores: dict[tuple[str, str], float] | None = None) -> list[Repeat]:
+            scores: dict[tuple[str, str], float] | None = None, index: RepeatIndex | None = None) -> list[Repeat]:
     """Every pair whose bodies are at least `threshold` alike, the earlier published at most `window`
     before the later (ties by key); the score is the exact Jaccard. `known`: features by key, if computed;
-    `scores`: exact scores by the pair's marks, read and added to."""
-    order = sorted(items, key=lambda item: (item.published, item.key))
-    found = [known[item.key] if known and item.key in known else features(item.read()) for item in order]
-    index = CandidateIndex([f.sketch for f in found], [f.empty for f in found], threshold)
+    `scores`: exact scores by the pair's marks, read and added to; `index`: these items' RepeatIndex."""
+    index = index or RepeatIndex(items, threshold, known)
+    order = index.items
     exact = functools.lru_cache(maxsize=256)(lambda position: shingles(order[position].read()))
     scores = {} if scores is None else scores
     result = []
     for later, item in enumerate(order):
-        for earlier in index.near(later):
+        for earlier in index.candidates.near(later):
             if earlier < later and item.published - order[earlier].published <= window:
                 pair = (item.mark, order[earlier].mark)
                 score = scores.get(pair) if all(pair) else None

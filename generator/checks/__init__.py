@@ -10,7 +10,7 @@ from typing import Literal
 from ..body import Body
 from ..config import SiteConfig, toml_line
 from ..models import Finding, ManifestFile, Page, Story, StoryFile
-from ..similarity import Features
+from ..similarity import Features, RepeatIndex
 
 Scope = Literal["load", "story", "body", "text", "manifest", "site"]
 
@@ -63,6 +63,8 @@ class SiteIndex:
     root: Path = Path(".")
     digests: dict[str, str] = field(default_factory=dict)                 # story path -> its file's digest
     scores: dict[tuple[str, str], float] = field(default_factory=dict)    # LP040's exact scores, by digests
+    repeats: RepeatIndex | None = None   # LP040's candidate pairs: the last build's (updated), then this one's
+    changed: set[str] = field(default_factory=set)                        # stories read since that build
 
     def __post_init__(self) -> None:
         for story in sorted(self.stories, key=lambda s: s.path):

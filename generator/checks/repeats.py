@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 from ..load import story_body
 from ..models import Finding
-from ..similarity import Dated, repeats
+from ..similarity import Dated, RepeatIndex, repeats
 from . import SiteIndex, rule
 
 
@@ -19,7 +19,11 @@ def repeated_stories(site: SiteIndex) -> Iterator[Finding]:
     bodies = [Dated(story.path, story.meta.published, story.body or functools.partial(story_body, site.root, story.path),
                     site.digests.get(story.path, "")) for story in site.stories]
     window = dt.timedelta(days=config.duplicate_window_days)
-    for found in repeats(bodies, config.duplicate_threshold, window, site.features or None, site.scores):
+    kept, site.repeats = site.repeats, None  # updated in place below: kept only once that succeeded
+    if kept is None or kept.threshold != config.duplicate_threshold or not kept.update(bodies, site.features, site.changed):
+        kept = RepeatIndex(bodies, config.duplicate_threshold, site.features or None)
+    site.repeats = kept
+    for found in repeats(bodies, config.duplicate_threshold, window, site.features or None, site.scores, kept):
         yield by_path[found.later].source.finding(
             ("title",), "LP040", f"repeats {found.earlier} (similarity {found.score:.2f}, "
                                  f"threshold {config.duplicate_threshold:g})")
