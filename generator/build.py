@@ -286,7 +286,7 @@ class _Render:
             scores = {pair: score for pair, score in self.index.scores.items() if set(pair) <= current}
             self.result.memo = Memo(self.memo.key, self.memo.options, self.entries, self.related_index, self.pages,
                                     scores, site, self.checked.content.manifest_files, self.checked.manifests,
-                                    self.index.repeats)
+                                    self.index.repeats, self.templates)
 
     def site_key(self, ordered: list[StoredView]) -> str:
         """A digest of everything the site's pages are made from besides the generator, options and site.toml:
@@ -305,15 +305,23 @@ class _Render:
         self.templates = self.renderer.digest(*(f"story.{suffix}" for suffix in Renderer.STORY_VARIANTS))
         views: dict[str, StoredView] = {}
         todo: list[tuple[Story, list[str] | None]] = []
+        fresh = {self.checked.prepared[path].story.key for path in self.checked.fresh
+                 if isinstance(self.checked.prepared[path].story, Story)}
+        same_templates = memo is not None and memo.templates == self.templates
         for story in stories:
             keys = story.meta.related if story.meta.related is not None else found.get(story.key)
             before = memo.stories.get(story.path) if memo else None
+            passed = self.checked.report.passed.get(story.path, [])
             if before is not None and story.path not in self.checked.fresh:
                 entry = Entry(before.prepared, before.deps)  # as the memo read it: a brief, no sections
+                if (same_templates and keys is not None and before.related == keys and before.passed == passed
+                        and fresh.isdisjoint(keys)):  # nothing its variants are made from moved
+                    entry.render = before.render
             else:
                 prepared = self.checked.prepared[story.path]
                 entry = Entry(dataclasses.replace(prepared, sections=None, story=story.brief()), self.checked.deps[story.path])
-            if keys is not None and memo is not None:
+            entry.related, entry.passed = keys, passed
+            if keys is not None and memo is not None and not entry.render:
                 entry.render = self.render_key(story, keys)
             self.entries[story.path] = entry
             if before is not None and entry.render and before.render == entry.render and self.reusable(before.outputs):
@@ -371,6 +379,7 @@ class _Render:
             found[story.key] = keys
         if self.memo is not None and not entry.render:  # a first build learns related stories while rendering
             entry.render = self.render_key(story, keys)
+        entry.related = keys
         entry.view = view
         entry.outputs = [(path, data.digest if isinstance(data, Kept) else "") for path, data in outputs]
         self.result.rendered += len(outputs)

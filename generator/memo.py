@@ -28,7 +28,9 @@ class Entry:
 
     prepared: Any                      # build.Prepared, without its sections
     deps: str                          # digest of the manifests it refers to, as they were
-    render: str = ""                   # digest of everything its three variants were rendered from
+    render: str = ""                   # digest of everything its three variants were rendered from:
+    related: list[str] | None = None   # among them, its related stories
+    passed: list[str] = field(default_factory=list)  # and the checks it passed
     view: Any = None                   # view.StoredView: what list pages, feeds and sitemaps need
     outputs: list[tuple[str, str]] = field(default_factory=list)  # (output path, digest)
 
@@ -47,6 +49,7 @@ class Memo:
     manifests: dict = field(default_factory=dict)  # load.Content.manifest_files: kept in memory only (serve)
     manifest_digests: dict[str, str] = field(default_factory=dict)  # manifest id -> digest of its file
     repeats: Any = None                                             # similarity.RepeatIndex (LP040)
+    templates: str = ""                                             # digest of the story templates
 
 
 def new_memo(root: Path, options: str) -> Memo:

@@ -93,12 +93,12 @@ def run_checks(site: SiteIndex, loaded: list[Finding] = (), local: list[Finding]
         elif current.scope == "text":  # the workers read the stories; the plain pages are read here
             findings.extend(_run(current, site, pages_only=True))
     findings = severities(findings, overrides)
-    failed = {(f.path, f.code) for f in findings}
-    passed = {
-        story.path: [r.code for r in enabled
-                     if r.scope in ("story", "body", "text", "site") and (story.path, r.code) not in failed]
-        for story in site.stories
-    }
+    codes = [r.code for r in enabled if r.scope in ("story", "body", "text", "site")]
+    failed: dict[str, set[str]] = {}
+    for finding in findings:
+        failed.setdefault(finding.path, set()).add(finding.code)
+    passed = {story.path: [code for code in codes if code not in failed[story.path]] if story.path in failed else codes
+              for story in site.stories}
     return Report(sorted(set(findings)), passed)
 
 
