@@ -195,11 +195,12 @@ def prepare_story(item: tuple[str, str]) -> Prepared:
     The body text is not kept: what needs it later has it in another form, or reads it again."""
     path, shown = item
     try:
-        info = os.stat(path)
-        stamp, code = (info.st_mtime_ns, info.st_size), digest(Path(path).read_bytes())
+        with open(path, "rb") as source:
+            info, data = os.fstat(source.fileno()), source.read()
+        stamp, code = (info.st_mtime_ns, info.st_size), digest(data)
     except OSError:
-        stamp, code = (0, 0), ""
-    story, findings = load_story(path, shown)
+        stamp, code, data = (0, 0), "", None
+    story, findings = load_story(path, shown, data)
     if story is None:
         return Prepared(shown, None, findings, stamp=stamp, digest=code)
     body = parse_body(story.body, story.body_line)

@@ -117,10 +117,11 @@ def _add(found: Content, loaded: tuple[Any, list[Finding]]) -> None:
         found.pages.append(item)
 
 
-def read_text(path: str | Path, shown: str) -> tuple[str | None, list[Finding]]:
-    """The file as text, or an LP001 at the first byte that is not UTF-8."""
-    with open(path, "rb") as source:
-        data = source.read()
+def read_text(path: str | Path, shown: str, data: bytes | None = None) -> tuple[str | None, list[Finding]]:
+    """The file (or its bytes, already read) as text, or an LP001 at the first byte that is not UTF-8."""
+    if data is None:
+        with open(path, "rb") as source:
+            data = source.read()
     try:
         return data.decode("utf-8").removeprefix("\ufeff"), []
     except UnicodeDecodeError as err:
@@ -243,9 +244,9 @@ def _suggest(model: type[BaseModel], loc: Loc) -> str:
     return f" (did you mean '{close[0]}'?)" if close else ""
 
 
-def _front_matter(path: Path, shown: str) -> tuple[tuple | None, list[Finding]]:
+def _front_matter(path: Path, shown: str, data: bytes | None = None) -> tuple[tuple | None, list[Finding]]:
     """(data, source map, body, body line) of a Markdown file with front matter."""
-    text, findings = read_text(path, shown)
+    text, findings = read_text(path, shown, data)
     if text is None:
         return None, findings
     parts = split_front_matter(text)
@@ -270,9 +271,10 @@ def story_body(root: Path, shown: str) -> str:
     return parts[2] if parts is not None else ""
 
 
-def load_story(path: str | Path, shown: str) -> tuple[Story | StoryFile | None, list[Finding]]:
+def load_story(path: str | Path, shown: str, data: bytes | None = None) -> tuple[Story | StoryFile | None, list[Finding]]:
+    """A story file (or its bytes, already read) as a Story, or a StoryFile when its front matter is wrong."""
     path = Path(path)
-    parsed, findings = _front_matter(path, shown)
+    parsed, findings = _front_matter(path, shown, data)
     if parsed is None:
         return None, findings
     data, source, body, body_line = parsed

@@ -47,7 +47,7 @@ def shingles(text: str) -> np.ndarray:
 
 
 def _shingles(found: list[str]) -> np.ndarray:
-    codes = np.fromiter(map(_word_code, found), dtype=np.uint64, count=len(found))
+    codes = np.fromiter(map(_CODES.__getitem__, found), dtype=np.uint64, count=len(found))
     if codes.size == 0:
         return codes
     width = min(SHINGLE, codes.size)
@@ -59,10 +59,27 @@ def _shingles(found: list[str]) -> np.ndarray:
     return mixed[np.concatenate(([True], mixed[1:] != mixed[:-1]))]  # np.unique, without its slow hash path
 
 
-@functools.lru_cache(maxsize=1 << 18)
-def _word_code(word: str) -> int:
-    """A stable hash (not Python's salted one, so processes and runs agree), remembered per process."""
-    return int.from_bytes(hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest(), "little") or 1
+class _Codes(dict):
+    """word -> a stable 64-bit hash (not Python's salted one, so processes and runs agree), remembered per
+    process: a dict, so that a known word costs one lookup in C."""
+
+    def __missing__(self, word: str) -> int:
+        code = self[word] = int.from_bytes(hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest(), "little") or 1
+        return code
+
+
+_CODES = _Codes()
+
+
+class _Candidates(dict):
+    """word -> whether it may be a distinctive word: four letters or more, all letters, not a stop word."""
+
+    def __missing__(self, word: str) -> bool:
+        self[word] = found = len(word) >= 4 and word.isalpha() and word not in _STOP
+        return found
+
+
+_CANDIDATE = _Candidates()
 
 
 def fingerprints(texts: Iterable[str]) -> list[np.ndarray]:
@@ -181,7 +198,7 @@ def features(text: str) -> Features:
 def term_counts(found: list[str]) -> dict[str, int]:
     """The most frequent words of four letters or more, no stop words: candidates for distinctive words."""
     counts = Counter(found)
-    for word in [word for word in counts if len(word) < 4 or word in _STOP or not word.isalpha()]:
+    for word in [word for word in counts if not _CANDIDATE[word]]:
         del counts[word]
     return {sys.intern(word): count for word, count in counts.most_common(CANDIDATE_TERMS)}  # one copy per word
 

@@ -298,7 +298,7 @@ def manifest_plans(manifests: dict[str, ManifestFile], views: list[StoryView], r
     """manifests/<id>/index.html and index.json: each record with its claims and backlinks."""
     citing: dict[str, list[StoryView]] = {}
     for view in views:
-        for manifest_id in view.manifest_ids:
+        for manifest_id in view.ledger_claims:
             citing.setdefault(manifest_id, []).append(view)
     for manifest_id in sorted(manifests):
         found, mine = manifests[manifest_id], citing.get(manifest_id, [])

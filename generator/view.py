@@ -7,7 +7,7 @@ import hashlib
 import json
 import zlib
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -149,27 +149,36 @@ class StoryView(View):
         return self.beat.slug
 
     @property
-    def manifest_ids(self) -> list[str]:
-        """The manifests of its ledger (those whose pages link back to it)."""
-        return [row.manifest_id for row in self.ledger]
+    def ledger_claims(self) -> dict[str, list[str]]:
+        """Manifest id -> the ids of the claims its ledger uses from it (what manifest pages link back with)."""
+        return {row.manifest_id: [claim.id for claim in row.claims] for row in self.ledger}
 
     def data(self, keys: Iterable[str]) -> dict[str, Any]:
         """These fields as JSON data, by their published names."""
         return self.model_dump(mode="json", by_alias=True, include=set(keys))
 
 
+class Label(NamedTuple):
+    """A Term as list pages read it (a named tuple loads far faster than a model)."""
+
+    slug: str
+    name: str
+    url: str | None
+
+
 class StoredView:
     """A story view kept compact between rendering its story and rendering the pages that list it: its JSON,
-    compressed, and the few fields that order and group those pages. The whole view is read back (once)
-    only when a page that shows more of it is rendered; `mark` is a digest of all of it."""
+    compressed, and the fields that order, group and fill list pages, teasers and manifest backlinks. The
+    whole view is read back (once) only for a page that shows more of it; `mark` is a digest of all of it."""
 
-    KEPT = ("path", "url", "published", "updated", "edition", "newsroom_slug", "beat_slug", "manifest_ids",
-            "cited_manifest_ids")
+    KEPT = ("path", "url", "published", "updated", "edition", "newsroom_slug", "beat_slug", "ledger_claims",
+            "cited_manifest_ids", "title", "description", "source_count", "newsroom", "beat", "trust")
     __slots__ = (*KEPT, "mark", "_packed", "_view")
 
     def __init__(self, view: StoryView) -> None:
         for name in self.KEPT:
-            setattr(self, name, getattr(view, name))
+            value = getattr(view, name)
+            setattr(self, name, Label(value.slug, value.name, value.url) if isinstance(value, Term) else value)
         text = view.model_dump_json(by_alias=True).encode("utf-8")
         self.mark = hashlib.blake2b(text, digest_size=16).hexdigest()
         self._packed = zlib.compress(text, 1)
@@ -345,10 +354,9 @@ def manifest_view(found: ManifestFile, citing: list[StoryView], config: SiteConf
     manifest = found.manifest
     backlinks = []
     for story in sorted(citing, key=lambda view: (view.published, view.path), reverse=True):
-        row = next(row for row in story.ledger if row.manifest_id == manifest.id)
         backlinks.append(Backlink(key=story.path.removeprefix("/stories/").strip("/"), title=story.title,
                                   url=story.url, path=story.path, published=story.published,
-                                  claims_used=[claim.id for claim in row.claims]))
+                                  claims_used=story.ledger_claims[manifest.id]))
     claims = [ClaimUse(id=claim.id, text=claim.text,
                        used_by=[link.key for link in backlinks if claim.id in link.claims_used])
               for claim in manifest.claims]

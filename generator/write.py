@@ -34,11 +34,15 @@ class WriteStats:
 
 def safe_relative(path: str) -> PurePosixPath:
     """A relative path with no '..', no absolute part and no empty segment."""
-    relative = PurePosixPath(path)
-    if relative.is_absolute() or not relative.parts or any(p in ("..", ".", "") for p in relative.parts) \
-            or "\\" in path or "\x00" in path or "//" in path:
+    check_relative(path)
+    return PurePosixPath(path)
+
+
+def check_relative(path: str) -> None:
+    """Refuse a path that is absolute, empty, or has a '..', '.' or empty segment, a backslash or a NUL."""
+    if not path or path.startswith("/") or "\\" in path or "\x00" in path \
+            or any(part in ("..", ".", "") for part in path.split("/")):
         raise UnsafePath(f"refusing to write outside the output folder: {path!r}")
-    return relative
 
 
 def write_site(out: Path, files: Iterable[tuple[str, bytes]]) -> WriteStats:
@@ -102,24 +106,29 @@ class Pending:
         self.previous = previous if self.out.is_dir() else {}
         shutil.rmtree(self.folder, ignore_errors=True)
         self.folder.mkdir(parents=True)
+        self._made: set[str] = set()
 
     def put(self, path: str, data: bytes, digest: str) -> bool:
         """Keep one output; True if it had to be written (the output folder does not hold these bytes yet)."""
-        safe_relative(path)
+        check_relative(path)
         if self._same(path, data, digest):
             return False
-        target = self.folder / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        target = os.path.join(self.folder, path)
+        folder = os.path.dirname(target)
+        if folder not in self._made:  # each folder once: creating one costs as much as writing a file here
+            os.makedirs(folder, exist_ok=True)
+            self._made.add(folder)
+        with open(target, "wb") as out:
+            out.write(data)
         return True
 
     def read(self, path: str, written: bool) -> bytes:
         return ((self.folder if written else self.out) / path).read_bytes()
 
     def _same(self, path: str, data: bytes, digest: str) -> bool:
-        target = self.out / path
         if self.previous is not None:
-            return self.previous.get(path) == digest and target.is_file()
+            return self.previous.get(path) == digest and os.path.isfile(os.path.join(self.out, path))
+        target = self.out / path
         try:
             return target.stat().st_size == len(data) and target.read_bytes() == data
         except OSError:
