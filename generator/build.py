@@ -345,6 +345,7 @@ class _Render:
             _JOB.clear()
         if computed is not None:
             computed.results = found
+        self.sections.clear()  # every story is rendered: their bodies are no longer needed here
         return views
 
     def related(self, stories: list[Story]) -> tuple[dict[str, list[str]], RelatedIndex | None]:

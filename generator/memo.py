@@ -117,10 +117,25 @@ def save_memo(root: Path, memo: Memo) -> None:
     secret = _secret()
     if secret is None:
         return
-    body = pickle.dumps(dataclasses.replace(memo, manifests={}), protocol=pickle.HIGHEST_PROTOCOL)  # see Memo
     folder = root / CACHE_DIR
     folder.mkdir(exist_ok=True)
     name = MEMO_FILE.format(options=memo.options)
     temporary = folder / f".{name}.{os.getpid()}"
-    temporary.write_bytes(FORMAT + hmac.new(secret, body, hashlib.sha256).digest() + body)
+    with open(temporary, "wb") as out:  # streamed, signed as it goes: a large site's memo is never one bytes object
+        out.write(FORMAT + bytes(32))
+        signed = _Signed(out, hmac.new(secret, digestmod=hashlib.sha256))
+        pickle.dump(dataclasses.replace(memo, manifests={}), signed, protocol=pickle.HIGHEST_PROTOCOL)  # see Memo
+        out.seek(len(FORMAT))
+        out.write(signed.mac.digest())
     os.replace(temporary, folder / name)
+
+
+class _Signed:
+    """A file to pickle into that also feeds every byte to an HMAC."""
+
+    def __init__(self, out, mac: hmac.HMAC) -> None:
+        self.out, self.mac = out, mac
+
+    def write(self, data: bytes) -> int:
+        self.mac.update(data)
+        return self.out.write(data)

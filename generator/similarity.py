@@ -197,9 +197,7 @@ def features(text: str) -> Features:
 
 def term_counts(found: list[str]) -> dict[str, int]:
     """The most frequent words of four letters or more, no stop words: candidates for distinctive words."""
-    counts = Counter(found)
-    for word in [word for word in counts if not _CANDIDATE[word]]:
-        del counts[word]
+    counts = Counter(filter(_CANDIDATE.__getitem__, found))
     return {sys.intern(word): count for word, count in counts.most_common(CANDIDATE_TERMS)}  # one copy per word
 
 
