@@ -54,12 +54,15 @@ def cli() -> None:
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 @click.option("--base-url", default=None, help="Override base_url from site.toml (e.g. for a preview host).")
 @click.option("--no-search", is_flag=True, help="Skip the Pagefind search index (it re-indexes every page).")
-def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url: str | None, no_search: bool) -> None:
-    """Check every story, then write the site into public/ (or nothing, if an error remains)."""
+@click.option("--force", is_flag=True, help="Read and render everything again, ignoring .ledgerpress-cache/.")
+def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url: str | None, no_search: bool,
+          force: bool) -> None:
+    """Check every story, then write the site into public/ (or nothing, if an error remains). Only what
+    changed since the last build is read and rendered again (--force: everything)."""
     started = time.perf_counter()
     target = (out or root / "public").resolve()
     key = options_key(__version__, drafts=drafts, base_url=base_url, out=target, search=not no_search)
-    state = load_state(root)
+    state = None if force else load_state(root)
     if unchanged(root, target, key, state):
         for line in state.warnings:
             click.echo(line, err=True)

@@ -71,3 +71,13 @@ def test_a_new_site_toml_starts_afresh(site: Path):
     toml = site / "content/site.toml"
     toml.write_text(toml.read_text() + "\n# a comment\n")
     assert load_memo(site, new_memo(site, "x")) is None
+
+
+def test_force_renders_everything_again(site: Path):
+    _grown(site)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["build", "--root", str(site), "--no-search"]).exit_code == 0
+    (site / "public" / "index.html").unlink()  # by hand: the cache cannot know
+    result = runner.invoke(cli, ["build", "--root", str(site), "--no-search", "--force"])
+    assert result.exit_code == 0, result.output
+    assert (site / "public" / "index.html").is_file()
