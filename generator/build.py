@@ -1,17 +1,13 @@
-"""The pipeline: load, parse, check, view, render; returns the outputs and the findings. Given the memo of the
-last good build, it reads again only the stories whose bytes (or cited manifests) changed and renders
-again only the outputs whose inputs changed; the rest it takes from the memo, unread and unrendered."""
+"""The pipeline: check (prepare.py), then view and render every output; returns the outputs and the findings.
+Given the memo of the last good build, it renders again only the outputs whose inputs changed; the rest it
+takes as they were."""
 
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import operator
-import os
-import pickle
 import time
 import traceback
-import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,17 +16,15 @@ from typing import Protocol
 from jinja2 import TemplateError
 
 from .body import parse_body
-from .cache import digest
-from .checks import Report, SiteIndex, local_findings, run_checks
-from .config import CONFIG_NAME
+from .cache import digest, key_of
 from .feeds import feed_plans
-from .load import Content, add_story, load_content, load_story, story_files
+from .load import load_story
 from .memo import Entry, Memo
-from .models import Finding, ManifestFile, Story, StoryFile
-from .related_stories import RelatedIndex, cited_ids, related_all
+from .models import Finding, ManifestFile, Story
+from .prepare import Checked, check_site, take, unpacked
+from .related_stories import RelatedIndex, related_all
 from .render import Renderer, template_dirs
 from .search import search_index
-from .similarity import Features, features
 from .site import Plan, manifest_plans, site_plans, sitemap_plans
 from .view import SectionView, StoredView, related_views, story_sections, story_view
 from .workers import Progress, no_cycle_collection, workers
@@ -42,42 +36,6 @@ class Sink(Protocol):
     def put(self, path: str, data: bytes, digest: str) -> bool: ...
 
     def read(self, path: str, written: bool) -> bytes: ...
-
-
-@dataclass
-class Prepared:
-    """One story file read and checked by its local rules, with what the site-wide work needs of it: its
-    similarity features, the manifests its body cites, the manifests it refers to at all (`refs`), the file's
-    stat and digest and (when building) its rendered sections."""
-
-    path: str
-    story: Story | StoryFile | None
-    findings: list[Finding]
-    local: list[Finding] = field(default_factory=list)
-    features: Features | None = None
-    cited: frozenset[str] = frozenset()
-    sections: bytes | None = None  # the rendered body, packed: held until the story is rendered
-    stamp: tuple[int, int] = (0, 0)
-    digest: str = ""
-    refs: frozenset[str] = frozenset()
-
-
-@dataclass
-class Checked:
-    """A loaded site and the check report: what `check` prints and `build` renders; `prepared` holds every
-    story file as read (or as the memo had it), `fresh` the paths read this time."""
-
-    content: Content
-    index: SiteIndex | None
-    report: Report
-    prepared: dict[str, Prepared] = field(default_factory=dict)
-    fresh: set[str] = field(default_factory=set)
-    deps: dict[str, str] = field(default_factory=dict)
-    manifests: dict[str, str] = field(default_factory=dict)  # manifest id -> digest
-
-    @property
-    def findings(self) -> list[Finding]:
-        return self.report.findings
 
 
 @dataclass
@@ -99,121 +57,6 @@ class BuildResult:
     @property
     def ok(self) -> bool:
         return not any(finding.severity == "error" for finding in self.findings)
-
-
-def check_site(root: Path, drafts: bool = True, base_url: str | None = None, jobs: int | None = 1,
-               progress: Progress | None = None, sections: dict[str, bytes] | None = None,
-               memo: Memo | None = None) -> Checked:
-    """Load everything and run every rule. Stories are read and parsed on `jobs` processes (only those the
-    memo does not already hold unchanged); when `sections` is a dict, their bodies are rendered there too
-    (by path), so that building never parses a body twice."""
-    with no_cycle_collection():
-        return _check_site(root, drafts, base_url, jobs, progress, sections, memo)
-
-
-def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None, progress: Progress | None,
-                sections: dict[str, bytes] | None, memo: Memo | None) -> Checked:
-    content = load_content(root, drafts=drafts, base_url=base_url, stories=False, known=memo.manifests if memo else None)
-    if content.config is None:
-        return Checked(content, None, Report(sorted(content.findings), {}))
-    files = story_files(root)
-    manifests = {key: found.digest for key, found in content.manifests.items()}
-    same = memo is not None and memo.manifest_digests == manifests  # then no story's manifests moved
-    known = {shown: entry for path, shown in files
-             if (entry := (memo.stories.get(shown) if memo else None)) and _still(entry, path, content.manifests, same)}
-    fresh = [(path, shown) for path, shown in files if shown not in known]
-    _JOB.update(manifests=content.manifests, config=content.config, render=sections is not None)
-    try:
-        made = {}
-        for done, prepared in enumerate(workers(jobs).map(prepare_story, fresh, len(fresh)), start=len(known) + 1):
-            made[prepared.path] = prepared
-            if progress:
-                progress("read", done, len(files))
-    finally:
-        _JOB.clear()
-    checked = Checked(content, None, Report([], {}), fresh=set(made), manifests=manifests)
-    local: list[Finding] = []
-    signatures: dict[str, Features] = {}
-    cited: dict[str, frozenset[str]] = {}
-    for _, shown in files:
-        entry = known.get(shown)
-        prepared = checked.prepared[shown] = entry.prepared if entry is not None else made[shown]
-        add_story(content, (prepared.story, prepared.findings), drafts)
-        if drafts or not (isinstance(prepared.story, Story) and prepared.story.meta.draft):
-            local.extend(prepared.local)
-        if prepared.features is not None:
-            cited[shown], signatures[shown] = prepared.cited, prepared.features
-            checked.deps[shown] = entry.deps if entry is not None else _deps(prepared.refs, content.manifests)
-        if sections is not None and prepared.sections is not None:
-            sections[shown] = prepared.sections
-    scores = dict(memo.scores) if memo else {}
-    checked.index = SiteIndex(content.config, content.manifests, content.stories, {}, content.broken,
-                              pages=content.pages, config_path=f"content/{CONFIG_NAME}", root=root,
-                              features=signatures, cited=cited, scores=scores, changed=checked.fresh,
-                              repeats=_take(memo, "repeats"),
-                              digests={path: p.digest for path, p in checked.prepared.items()})
-    checked.report = run_checks(checked.index, content.findings, local)
-    return checked
-
-
-def _take(memo: Memo | None, name: str):
-    """What the memo keeps for a stage that updates it in place: the memo lets go of it first, so that if the
-    stage fails half-way the next build starts that stage afresh instead of from a half-updated one."""
-    if memo is None:
-        return None
-    kept = getattr(memo, name)
-    setattr(memo, name, None)
-    return kept
-
-
-def _still(entry: Entry, path: str, manifests: dict[str, ManifestFile], same_manifests: bool) -> bool:
-    """True when the memo's reading of this story file still holds: same bytes, same manifests behind it."""
-    prepared = entry.prepared
-    try:
-        info = os.stat(path)
-    except OSError:
-        return False
-    stamp = (info.st_mtime_ns, info.st_size)
-    if stamp != prepared.stamp:
-        if info.st_size != prepared.stamp[1] or digest(Path(path).read_bytes()) != prepared.digest:
-            return False
-        prepared.stamp = stamp  # touched, not changed
-    return same_manifests or entry.deps == _deps(prepared.refs, manifests)
-
-
-def _deps(refs: frozenset[str], manifests: dict[str, ManifestFile]) -> str:
-    """The manifests a story refers to, as they are now (a missing one counts too)."""
-    return _digest(*(f"{i}:{manifests[i].digest if i in manifests else '-'}" for i in sorted(refs)))
-
-
-def _digest(*parts: str) -> str:
-    return hashlib.blake2b("\0".join(parts).encode("utf-8"), digest_size=16).hexdigest()
-
-
-def prepare_story(item: tuple[str, str]) -> Prepared:
-    """Read one story, parse its body once, run its local rules, and (when building) render its sections.
-    The body text is not kept: what needs it later has it in another form, or reads it again."""
-    path, shown = item
-    try:
-        with open(path, "rb") as source:
-            info, data = os.fstat(source.fileno()), source.read()
-        stamp, code = (info.st_mtime_ns, info.st_size), digest(data)
-    except OSError:
-        stamp, code, data = (0, 0), "", None
-    story, findings = load_story(path, shown, data)
-    if story is None:
-        return Prepared(shown, None, findings, stamp=stamp, digest=code)
-    body = parse_body(story.body, story.body_line)
-    local = local_findings(story, body, _JOB["config"], _JOB["manifests"])
-    if not isinstance(story, Story):
-        return Prepared(shown, story, findings, local, stamp=stamp, digest=code)
-    sections = _packed(story_sections(story, body, _JOB["manifests"])) if _JOB.get("render") else None
-    cited = cited_ids(body) | {i for fact in story.meta.key_facts for i in fact.cites}
-    refs = cited | {entry.manifest for entry in story.meta.ledger}
-    found = features(story.body)
-    story.source = story.source.shallow()  # local rules are done; the rest need only top-level places
-    story.body = ""
-    return Prepared(shown, story, findings, local, found, frozenset(cited), sections, stamp, code, frozenset(refs))
 
 
 def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jobs: int | None = None,
@@ -293,7 +136,7 @@ class _Render:
         """A digest of everything the site's pages are made from besides the generator, options and site.toml:
         each story's view, each manifest, each plain page and the templates."""
         content = self.checked.content
-        return _digest(*(f"{view.path}\t{view.mark}" for view in ordered), "",
+        return key_of(*(f"{view.path}\t{view.mark}" for view in ordered), "",
                        *(f"{key}\t{found.digest}" for key, found in sorted(self.index.manifests.items())), "",
                        *(f"{page.path}\t{page.meta!r}\t{page.body}" for page in content.pages), "",
                        self.renderer.digest(*self.renderer.env.loader.list_templates()))
@@ -354,7 +197,7 @@ class _Render:
         self.related_index: RelatedIndex | None = None
         if all(story.meta.related is not None for story in stories):
             return {}, None
-        site, previous = self.index, _take(self.memo, "related")
+        site, previous = self.index, take(self.memo, "related")
         changed = {p.story.key for path in self.checked.fresh
                    if isinstance((p := self.checked.prepared[path]).story, Story)}
         if previous is not None and previous.update(site.stories, site.cited, site.features, changed):
@@ -372,7 +215,7 @@ class _Render:
         related = [f"{key}\t{by_key[key].meta.title}" for key in keys if key in by_key]
         passed = self.checked.report.passed.get(story.path, [])
         prepared = self.checked.prepared[story.path]
-        return _digest(prepared.digest, self.checked.deps[story.path], *related, "", *passed, self.templates)
+        return key_of(prepared.digest, self.checked.deps[story.path], *related, "", *passed, self.templates)
 
     def made(self, story: Story, view: StoredView, outputs: list[tuple[str, bytes | Kept]], keys: list[str],
              found: dict[str, list[str]]) -> None:
@@ -392,7 +235,7 @@ class _Render:
         """Site outputs: each made again only if its inputs (or templates) moved since the memo."""
         todo: list[tuple[Plan, str]] = []
         for plan in plans:
-            inputs = _digest(self.renderer.digest(plan.template) if plan.template else "", repr(plan.inputs))
+            inputs = key_of(self.renderer.digest(plan.template) if plan.template else "", repr(plan.inputs))
             before = self.memo.pages.get(plan.path) if self.memo is not None else None
             if before is not None and before[0] == inputs and self.reusable([(plan.path, before[1])]):
                 self.pages[plan.path] = before
@@ -453,7 +296,7 @@ def render_story(position: int) -> tuple[StoredView, list[tuple[str, bytes | Kep
         keys = job["computed"].related(story.key)
     packed = job["sections"].get(story.path)
     if packed is not None:
-        sections = _unpacked(packed)
+        sections = unpacked(packed)
     else:  # the memo held the story unchanged (its brief), but its page must be rendered again
         story, sections = _read_again(job["root"], story.path, index.manifests)
     related = related_views(keys, index.by_key, index.config)
@@ -472,15 +315,6 @@ def _read_again(root: Path, shown: str, manifests: dict[str, ManifestFile]) -> t
 def render_plan(position: int) -> bytes | Kept:
     plan = _JOB["plans"][position]
     return _kept(plan.path, _bytes(plan.make()), _JOB["sink"])
-
-
-def _packed(sections: list[SectionView]) -> bytes:
-    """Rendered sections compressed (a fifth of their size) while they wait in the parent for rendering."""
-    return zlib.compress(pickle.dumps(sections, protocol=pickle.HIGHEST_PROTOCOL), 1)
-
-
-def _unpacked(packed: bytes) -> list[SectionView]:
-    return pickle.loads(zlib.decompress(packed))
 
 
 def _bytes(data: str | bytes) -> bytes:

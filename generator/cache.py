@@ -20,6 +20,11 @@ def digest(data: bytes) -> str:
     return hashlib.blake2b(data, digest_size=16).hexdigest()
 
 
+def key_of(*parts: str) -> str:
+    """One digest of several strings (what an output or a stored result was made from)."""
+    return hashlib.blake2b("\0".join(parts).encode("utf-8"), digest_size=16).hexdigest()
+
+
 @dataclass
 class State:
     """One good build: its options, every input (stat and hash), every output (hash), its warnings."""

@@ -151,7 +151,7 @@ class Progress:
 @click.option("--format", "form", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def check(root: Path, form: str) -> None:
     """Run every rule on content/ and print the findings; exit 1 if any error remains."""
-    from .build import check_site
+    from .prepare import check_site
 
     findings = check_site(root, drafts=True, jobs=None).findings
     if form == "json":
@@ -236,7 +236,7 @@ def _print_rebuild(rebuilt: Rebuilt) -> None:
 @click.option("--endpoint-url", default=None, help="S3-compatible endpoint for s3:// (credentials: the AWS ways).")
 def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | None) -> None:
     """Publish ROOT/public/ to DEST, a folder or s3://bucket/prefix: changed files only, pages after their assets."""
-    from .build import check_site
+    from .prepare import check_site
     from .publish import PublishError, public_files, publish_site
 
     try:

@@ -7,8 +7,7 @@ import bisect
 import heapq
 import math
 from collections import Counter
-from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Collection, Iterable, Mapping, Sequence
 
 import numpy as np
 

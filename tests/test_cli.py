@@ -9,7 +9,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.build import check_site
+from generator.prepare import check_site
 from generator.cli import cli
 from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.build import check_site
+from generator.prepare import check_site
 from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
 
 

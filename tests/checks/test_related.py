@@ -6,7 +6,7 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from generator.build import check_site
+from generator.prepare import check_site
 from generator.cli import cli
 from tests.conftest import SITE_TOML, STORY, STORY_PATH, base_files, write_tree
 

@@ -1,0 +1,182 @@
+"""Reading the site: every story read, parsed and checked by its local rules once (on every core), or taken
+from the memo of the last good build when neither its bytes nor the manifests it cites changed; then the
+site-wide rules over all of them. `check` stops here; `build` renders what this returns."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import zlib
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .body import parse_body
+from .cache import digest, key_of
+from .checks import Report, SiteIndex, local_findings, run_checks
+from .config import CONFIG_NAME
+from .load import Content, add_story, load_content, load_story, story_files
+from .memo import Entry, Memo
+from .models import Finding, ManifestFile, Story, StoryFile
+from .related_stories import cited_ids
+from .similarity import Features, features
+from .view import SectionView, story_sections
+from .workers import Progress, no_cycle_collection, workers
+
+@dataclass
+class Prepared:
+    """One story file read and checked by its local rules, with what the site-wide work needs of it: its
+    similarity features, the manifests its body cites, the manifests it refers to at all (`refs`), the file's
+    stat and digest and (when building) its rendered sections."""
+
+    path: str
+    story: Story | StoryFile | None
+    findings: list[Finding]
+    local: list[Finding] = field(default_factory=list)
+    features: Features | None = None
+    cited: frozenset[str] = frozenset()
+    sections: bytes | None = None  # the rendered body, packed: held until the story is rendered
+    stamp: tuple[int, int] = (0, 0)
+    digest: str = ""
+    refs: frozenset[str] = frozenset()
+
+
+@dataclass
+class Checked:
+    """A loaded site and the check report: what `check` prints and `build` renders; `prepared` holds every
+    story file as read (or as the memo had it), `fresh` the paths read this time."""
+
+    content: Content
+    index: SiteIndex | None
+    report: Report
+    prepared: dict[str, Prepared] = field(default_factory=dict)
+    fresh: set[str] = field(default_factory=set)
+    deps: dict[str, str] = field(default_factory=dict)
+    manifests: dict[str, str] = field(default_factory=dict)  # manifest id -> digest
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.report.findings
+
+
+def check_site(root: Path, drafts: bool = True, base_url: str | None = None, jobs: int | None = 1,
+               progress: Progress | None = None, sections: dict[str, bytes] | None = None,
+               memo: Memo | None = None) -> Checked:
+    """Load everything and run every rule. Stories are read and parsed on `jobs` processes (only those the
+    memo does not already hold unchanged); when `sections` is a dict, their bodies are rendered there too
+    (by path), so that building never parses a body twice."""
+    with no_cycle_collection():
+        return _check_site(root, drafts, base_url, jobs, progress, sections, memo)
+
+
+def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None, progress: Progress | None,
+                sections: dict[str, bytes] | None, memo: Memo | None) -> Checked:
+    content = load_content(root, drafts=drafts, base_url=base_url, stories=False, known=memo.manifests if memo else None)
+    if content.config is None:
+        return Checked(content, None, Report(sorted(content.findings), {}))
+    files = story_files(root)
+    manifests = {key: found.digest for key, found in content.manifests.items()}
+    same = memo is not None and memo.manifest_digests == manifests  # then no story's manifests moved
+    known = {shown: entry for path, shown in files
+             if (entry := (memo.stories.get(shown) if memo else None)) and _still(entry, path, content.manifests, same)}
+    fresh = [(path, shown) for path, shown in files if shown not in known]
+    _JOB.update(manifests=content.manifests, config=content.config, render=sections is not None)
+    try:
+        made = {}
+        for done, prepared in enumerate(workers(jobs).map(prepare_story, fresh, len(fresh)), start=len(known) + 1):
+            made[prepared.path] = prepared
+            if progress:
+                progress("read", done, len(files))
+    finally:
+        _JOB.clear()
+    checked = Checked(content, None, Report([], {}), fresh=set(made), manifests=manifests)
+    local: list[Finding] = []
+    signatures: dict[str, Features] = {}
+    cited: dict[str, frozenset[str]] = {}
+    for _, shown in files:
+        entry = known.get(shown)
+        prepared = checked.prepared[shown] = entry.prepared if entry is not None else made[shown]
+        add_story(content, (prepared.story, prepared.findings), drafts)
+        if drafts or not (isinstance(prepared.story, Story) and prepared.story.meta.draft):
+            local.extend(prepared.local)
+        if prepared.features is not None:
+            cited[shown], signatures[shown] = prepared.cited, prepared.features
+            checked.deps[shown] = entry.deps if entry is not None else _deps(prepared.refs, content.manifests)
+        if sections is not None and prepared.sections is not None:
+            sections[shown] = prepared.sections
+    scores = dict(memo.scores) if memo else {}
+    checked.index = SiteIndex(content.config, content.manifests, content.stories, {}, content.broken,
+                              pages=content.pages, config_path=f"content/{CONFIG_NAME}", root=root,
+                              features=signatures, cited=cited, scores=scores, changed=checked.fresh,
+                              repeats=take(memo, "repeats"),
+                              digests={path: p.digest for path, p in checked.prepared.items()})
+    checked.report = run_checks(checked.index, content.findings, local)
+    return checked
+
+
+def take(memo: Memo | None, name: str):
+    """What the memo keeps for a stage that updates it in place: the memo lets go of it first, so that if the
+    stage fails half-way the next build starts that stage afresh instead of from a half-updated one."""
+    if memo is None:
+        return None
+    kept = getattr(memo, name)
+    setattr(memo, name, None)
+    return kept
+
+
+def _still(entry: Entry, path: str, manifests: dict[str, ManifestFile], same_manifests: bool) -> bool:
+    """True when the memo's reading of this story file still holds: same bytes, same manifests behind it."""
+    prepared = entry.prepared
+    try:
+        info = os.stat(path)
+    except OSError:
+        return False
+    stamp = (info.st_mtime_ns, info.st_size)
+    if stamp != prepared.stamp:
+        if info.st_size != prepared.stamp[1] or digest(Path(path).read_bytes()) != prepared.digest:
+            return False
+        prepared.stamp = stamp  # touched, not changed
+    return same_manifests or entry.deps == _deps(prepared.refs, manifests)
+
+
+def _deps(refs: frozenset[str], manifests: dict[str, ManifestFile]) -> str:
+    """The manifests a story refers to, as they are now (a missing one counts too)."""
+    return key_of(*(f"{i}:{manifests[i].digest if i in manifests else '-'}" for i in sorted(refs)))
+
+
+def prepare_story(item: tuple[str, str]) -> Prepared:
+    """Read one story, parse its body once, run its local rules, and (when building) render its sections.
+    The body text is not kept: what needs it later has it in another form, or reads it again."""
+    path, shown = item
+    try:
+        with open(path, "rb") as source:
+            info, data = os.fstat(source.fileno()), source.read()
+        stamp, code = (info.st_mtime_ns, info.st_size), digest(data)
+    except OSError:
+        stamp, code, data = (0, 0), "", None
+    story, findings = load_story(path, shown, data)
+    if story is None:
+        return Prepared(shown, None, findings, stamp=stamp, digest=code)
+    body = parse_body(story.body, story.body_line)
+    local = local_findings(story, body, _JOB["config"], _JOB["manifests"])
+    if not isinstance(story, Story):
+        return Prepared(shown, story, findings, local, stamp=stamp, digest=code)
+    sections = _packed(story_sections(story, body, _JOB["manifests"])) if _JOB.get("render") else None
+    cited = cited_ids(body) | {i for fact in story.meta.key_facts for i in fact.cites}
+    refs = cited | {entry.manifest for entry in story.meta.ledger}
+    found = features(story.body)
+    story.source = story.source.shallow()  # local rules are done; the rest need only top-level places
+    story.body = ""
+    return Prepared(shown, story, findings, local, found, frozenset(cited), sections, stamp, code, frozenset(refs))
+
+
+# What forked workers inherit from the parent while they read stories, set just before they start.
+_JOB: dict = {}
+
+
+def _packed(sections: list[SectionView]) -> bytes:
+    """Rendered sections compressed (a fifth of their size) while they wait in the parent for rendering."""
+    return zlib.compress(pickle.dumps(sections, protocol=pickle.HIGHEST_PROTOCOL), 1)
+
+
+def unpacked(packed: bytes) -> list[SectionView]:
+    return pickle.loads(zlib.decompress(packed))
