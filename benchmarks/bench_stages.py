@@ -1,0 +1,107 @@
+"""Where a build's time goes, stage by stage (wall time around each stage, in one process).
+
+    python benchmarks/bench_stages.py cold 1000     # per story: reading, parsing, rules, rendering, writing
+    python benchmarks/bench_stages.py edit 4000     # a one-story rebuild as `ledgerpress build` runs it
+
+`cold` builds the corpus of N stories (benchmarks/corpus.py) on one process into a scratch folder and
+prints milliseconds per story for each stage. `edit` first builds the corpus with `ledgerpress build` (a no-op when it
+is up to date; it leaves the memo), rewords one sentence of one story, then does what the CLI does (load the memo,
+build, commit, record the state, save the memo), timing each step. Figures go in README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import subprocess
+import sys
+import time
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_build import corpus, edit_one  # noqa: E402
+
+TIMES: dict[str, float] = defaultdict(float)
+
+
+def timed(owner: object, name: str, label: str | None = None) -> None:
+    """Wrap owner.name so that its wall time adds up under label."""
+    inner = getattr(owner, name)
+
+    def wrapper(*args, **kwargs):
+        started = time.perf_counter()
+        try:
+            return inner(*args, **kwargs)
+        finally:
+            TIMES[label or name] += time.perf_counter() - started
+
+    setattr(owner, name, wrapper)
+
+
+def cold(site: Path) -> None:
+    from generator import build, prepare, render
+    from generator.memo import new_memo
+    from generator.write import Pending
+
+    for owner, names in ((prepare, ("prepare_story", "load_story", "parse_body", "local_findings", "features",
+                                    "story_sections", "_packed")),
+                         (build, ("render_story", "render_plan", "story_view", "StoredView", "_kept", "unpacked"))):
+        for name in names:
+            timed(owner, name)
+    timed(render.Renderer, "story", "templates (3 variants)")
+    out = Path("/tmp/lp-bench/stages-out")
+    pending = Pending(out, None)
+    started = time.perf_counter()
+    result = build.build_site(site, search=False, jobs=1, sink=pending, memo=new_memo(site, "stages"))
+    total = time.perf_counter() - started
+    pending.abort()
+    print(f"{result.stories} stories, {total:.2f} s, {1000 * total / result.stories:.2f} ms a story")
+    for name, seconds in sorted(TIMES.items(), key=lambda item: -item[1]):
+        print(f"  {name:24} {1000 * seconds / result.stories:6.2f} ms a story")
+
+
+def edit(site: Path) -> None:
+    # up to date, or built now (with its memo), so that what follows is a one-edit rebuild
+    subprocess.run([sys.executable, "-m", "generator", "build", "--root", str(site), "--no-search"], check=True,
+                   capture_output=True)
+    started = time.perf_counter()
+    from generator import __version__, build, cache, memo, prepare
+    from generator.write import Pending
+    TIMES["imports"] = time.perf_counter() - started
+    for owner, names in ((prepare, ("load_content", "run_checks")), (build, ("build_site",)),
+                         (memo, ("load_memo", "save_memo")), (cache, ("record", "load_state", "unchanged"))):
+        for name in names:
+            timed(owner, name)
+    timed(build._Render, "related", "related stories")
+    edit_one(site, int(time.time()) % 50)
+    target = (site / "public").resolve()
+    key = cache.options_key(__version__, drafts=False, base_url=None, out=target, search=False)
+    state = cache.load_state(site)
+    assert not cache.unchanged(site, target, key, state)
+    loaded = memo.load_memo(site, memo.new_memo(site, key))
+    if loaded is None:
+        raise SystemExit("no memo for these options: run `ledgerpress build --no-search` in the site first")
+    pending = Pending(target, state.outputs)
+    result = build.build_site(site, search=False, sink=pending, memo=loaded)
+    pending.commit(result.digests, result.written)
+    cache.record(site, target, key, result.digests, [], {}, state)
+    memo.save_memo(site, result.memo)
+    print(f"one edit: {time.perf_counter() - started:.2f} s after start, {result.rendered} outputs rendered, "
+          f"{len(result.written)} written")
+    for name, seconds in sorted(TIMES.items(), key=lambda item: -item[1]):
+        print(f"  {name:24} {seconds:6.3f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=["cold", "edit"])
+    parser.add_argument("size", type=int)
+    parser.add_argument("--work", type=Path, default=Path("/tmp/lp-bench"))
+    args = parser.parse_args()
+    gc.disable()  # as the build itself does
+    (cold if args.mode == "cold" else edit)(corpus(args.work, args.size))
+
+
+if __name__ == "__main__":
+    main()
