@@ -24,7 +24,6 @@ from .models import Finding, ManifestFile, Story
 from .prepare import Checked, check_site, take, unpacked
 from .related_stories import RelatedIndex, related_all
 from .render import Renderer, template_dirs
-from .search import search_index
 from .site import Plan, manifest_plans, site_plans, sitemap_plans
 from .view import SectionView, StoredView, related_views, story_sections, story_view
 from .workers import Progress, no_cycle_collection, workers
@@ -256,6 +255,8 @@ class _Render:
         result, sink = self.result, self.sink
         pages = {path: result.files[path] if sink is None else sink.read(path, path in result.written)
                  for path in self.sources if path.endswith(".html")}
+        from .search import search_index  # only here: it brings asyncio, which a build without search need not load
+
         found = search_index(pages)
         for path, data in found.files.items():
             self.add(path, _kept(path, data, sink), "generator/search.py")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import difflib
+import functools
 import hashlib
 import json
 import os
@@ -107,8 +108,8 @@ def _shown(root: Path, path: Path) -> str:
 def _add(found: Content, loaded: tuple[Any, list[Finding]]) -> None:
     item, findings = loaded
     found.findings.extend(findings)
-    if isinstance(item, ManifestFile):
-        found.manifests.setdefault(item.manifest.id, item)
+    if isinstance(item, ManifestFile | StoredManifest):
+        found.manifests.setdefault(item.id if isinstance(item, StoredManifest) else item.manifest.id, item)
     elif isinstance(item, Story):
         found.stories.append(item)
     elif isinstance(item, StoryFile):
@@ -259,6 +260,47 @@ def _front_matter(path: Path, shown: str, data: bytes | None = None) -> tuple[tu
     return (data if isinstance(data, dict) else None, source, body, body_line), findings
 
 
+class StoredManifest:
+    """A manifest file as an earlier build read it, kept in the build memo while its stat is the same: its id
+    and digest at hand, and the file read again only when a stage needs its claims (a story citing it was
+    edited, or its page is rendered again). Only plain manifests are kept this way (see ManifestFile)."""
+
+    plain = True
+
+    def __init__(self, found: ManifestFile, file: str) -> None:
+        self.path, self.name, self.digest, self.id, self.file = found.path, found.name, found.digest, found.manifest.id, file
+
+    @functools.cached_property
+    def loaded(self) -> ManifestFile:
+        found, _ = load_manifest(self.file, self.path)
+        if found is None:
+            raise OSError(f"{self.path} changed while the site was being built")
+        return found
+
+    @property
+    def manifest(self) -> Manifest:
+        return self.loaded.manifest
+
+    @property
+    def source(self) -> SourceMap:
+        return self.loaded.source
+
+    def __getstate__(self) -> dict:
+        return {name: value for name, value in vars(self).items() if name != "loaded"}
+
+
+def stored_manifests(root: Path, files: dict[str, tuple]) -> dict[str, tuple]:
+    """Content.manifest_files as the build memo keeps them between runs: plain manifests as StoredManifest
+    (far quicker to load than the models), the others not at all (read again next time)."""
+    kept = {}
+    for shown, (stamp, (found, findings)) in files.items():
+        if isinstance(found, StoredManifest):
+            kept[shown] = (stamp, (found, findings))
+        elif isinstance(found, ManifestFile) and found.plain and not findings:
+            kept[shown] = (stamp, (StoredManifest(found, os.path.join(root, shown)), findings))
+    return kept
+
+
 def text_digest(text: str) -> str:
     return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
@@ -314,7 +356,7 @@ def load_manifest(path: str | Path, shown: str) -> tuple[ManifestFile | None, li
     except ValidationError:
         manifest = None
     if manifest is not None and _plain(manifest, stem):
-        return ManifestFile(shown, stem, manifest, quick, text_digest(text)), []
+        return ManifestFile(shown, stem, manifest, quick, text_digest(text), plain=True), []
     return _slow_manifest(text, data, stem, shown)
 
 

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from .cache import CACHE_DIR
+from .load import stored_manifests
 
 MEMO_FILE = "memo-{options}.pickle"  # one per set of build options (output folder, drafts, base URL...)
 FORMAT = b"ledgerpress-memo-1\n"
@@ -46,7 +47,7 @@ class Memo:
     pages: dict[str, tuple[str, str, str]] = field(default_factory=dict)  # site output -> (inputs, digest, source)
     scores: dict[tuple[str, str], float] = field(default_factory=dict)  # LP040 exact scores by file digests
     site: str = ""                                                    # digest of all the site pages' inputs
-    manifests: dict = field(default_factory=dict)  # load.Content.manifest_files: kept in memory only (serve)
+    manifests: dict = field(default_factory=dict)  # load.Content.manifest_files (on disk: load.stored_manifests)
     manifest_digests: dict[str, str] = field(default_factory=dict)  # manifest id -> digest of its file
     repeats: Any = None                                             # similarity.RepeatIndex (LP040)
     templates: str = ""                                             # digest of the story templates
@@ -124,7 +125,8 @@ def save_memo(root: Path, memo: Memo) -> None:
     with open(temporary, "wb") as out:  # streamed, signed as it goes: a large site's memo is never one bytes object
         out.write(FORMAT + bytes(32))
         signed = _Signed(out, hmac.new(secret, digestmod=hashlib.sha256))
-        pickle.dump(dataclasses.replace(memo, manifests={}), signed, protocol=pickle.HIGHEST_PROTOCOL)  # see Memo
+        kept = dataclasses.replace(memo, manifests=stored_manifests(root, memo.manifests))
+        pickle.dump(kept, signed, protocol=pickle.HIGHEST_PROTOCOL)
         out.seek(len(FORMAT))
         out.write(signed.mac.digest())
     os.replace(temporary, folder / name)

@@ -199,6 +199,7 @@ class ManifestFile:
     manifest: Manifest
     source: SourceMap
     digest: str = ""  # of the file's text: what a story that cites it was checked and rendered against
+    plain: bool = False  # its id is its file name and no claim id repeats: no manifest rule can fire
 
 
 @dataclass

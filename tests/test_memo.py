@@ -81,3 +81,24 @@ def test_force_renders_everything_again(site: Path):
     result = runner.invoke(cli, ["build", "--root", str(site), "--no-search", "--force"])
     assert result.exit_code == 0, result.output
     assert (site / "public" / "index.html").is_file()
+
+
+def test_unchanged_manifests_are_not_read_again_until_needed(site: Path):
+    """A plain manifest the last build read is kept by id and digest; its claims are read again only when a
+    story citing it is edited, and the output is still that of a cold build."""
+    _grown(site)
+    source = site / "content/manifests/1000000000000000002.json"
+    (site / "content/manifests/1000000000000000009.json").write_text(
+        source.read_text().replace("1000000000000000002", "1000000000000000009"))  # cited by no story
+    empty = new_memo(site, "x")
+    first = build_site(site, search=False, memo=empty)
+    save_memo(site, first.memo)
+    memo = load_memo(site, empty)
+    kept = [found for _, (found, _) in memo.manifests.values()]
+    assert kept and all(type(found).__name__ == "StoredManifest" and "loaded" not in vars(found) for found in kept)
+    path = site / STORY_PATH
+    path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
+    again = build_site(site, search=False, memo=memo, reuse=first.files)
+    assert again.files == build_site(site, search=False).files
+    loaded = {found.id for found in kept if "loaded" in vars(found)}
+    assert loaded == {"1000000000000000001", "1000000000000000002"}  # the manifests the edited story cites

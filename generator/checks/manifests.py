@@ -10,13 +10,15 @@ from . import SiteIndex, rule
 
 @rule("LP101", "manifest", "a manifest's id differs from its file name")
 def id_is_name(found: ManifestFile, site: SiteIndex) -> Iterator[Finding]:
-    if found.manifest.id != found.name:
+    if not found.plain and found.manifest.id != found.name:
         yield found.source.finding(("id",), "LP101",
                                    f"manifest id '{found.manifest.id}' differs from its file name '{found.name}.json'")
 
 
 @rule("LP102", "manifest", "a manifest lists a claim id twice")
 def claims_once(found: ManifestFile, site: SiteIndex) -> Iterator[Finding]:
+    if found.plain:  # checked when it was read
+        return
     seen: set[str] = set()
     for i, claim in enumerate(found.manifest.claims):
         if claim.id in seen:
