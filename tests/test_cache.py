@@ -72,8 +72,8 @@ VOCABULARY = ("harbour tram council budget vote street lane shelter ridership de
               "contract traffic signal corridor shop parking design hearing plan timber bridge river").split()
 
 
-KINDS = ["reword", "words", "describe", "updated", "touch", "add", "add", "remove", "manifest", "claim", "template",
-         "list-template", "config", "page"]
+KINDS = ["reword", "words", "describe", "updated", "touch", "draft", "add", "add", "remove", "manifest", "claim",
+         "template", "list-template", "config", "page"]
 
 
 def _edit(root: Path, rng: random.Random, step: int, kind: str | None = None) -> None:
@@ -94,6 +94,9 @@ def _edit(root: Path, rng: random.Random, step: int, kind: str | None = None) ->
                         if "updated:" not in text else text.replace("updated: 2026-11-2", "updated: 2026-11-1", 1))
     elif kind == "touch":
         path.write_text(text)
+    elif kind == "draft" and path != stories[0]:  # in and out of the built site, as drafts are
+        path.write_text(text.replace("draft: true\n", "") if "draft: true" in text
+                        else text.replace("published:", "draft: true\npublished:", 1))
     elif kind == "add":
         day = 21 + step % 5
         front = STORY.split("\n---\n")[0].replace("Council funds the Quay Street busway", f"Quay Street follow up {step}")

@@ -7,6 +7,7 @@ import os
 import random
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from generator.build import build_site
@@ -14,7 +15,7 @@ from generator.cache import CACHE_DIR
 from generator.cli import cli
 from generator.memo import MEMO_FILE, load_memo, new_memo, save_memo
 from tests.conftest import STORY_PATH
-from tests.test_cache import _edit
+from tests.test_cache import KINDS, _edit
 
 
 def _grown(site: Path, count: int = 4) -> Path:
@@ -102,3 +103,20 @@ def test_unchanged_manifests_are_not_read_again_until_needed(site: Path):
     assert again.files == build_site(site, search=False).files
     loaded = {found.id for found in kept if "loaded" in vars(found)}
     assert loaded == {"1000000000000000001", "1000000000000000002"}  # the manifests the edited story cites
+
+
+@pytest.mark.parametrize("seed", [5, 6, 7])
+def test_random_edits_in_memory_give_the_bytes_of_a_cold_build(site: Path, seed: int):
+    """The preview's path: each rebuild from the last good one's memo and files equals a build from scratch."""
+    rng = random.Random(seed)
+    _grown(site, 3)
+    last = build_site(site, search=False, memo=new_memo(site, "serve"))
+    kinds = []
+    for step in range(8):
+        kinds.append(rng.choice(KINDS))
+        _edit(site, rng, step, kinds[-1])
+        empty = new_memo(site, "serve")
+        result = build_site(site, search=False, memo=last.memo if last.memo.key == empty.key else empty,
+                            reuse=last.files)
+        assert result.files == build_site(site, search=False).files, f"after {kinds}"
+        last = result
