@@ -27,7 +27,7 @@ KEY_NAME = "memo-key"
 class Entry:
     """One story as the last good build read and rendered it."""
 
-    prepared: Any                      # build.Prepared, without its sections
+    prepared: Any                      # prepare.Prepared, its story a brief, without its sections
     deps: str                          # digest of the manifests it refers to, as they were
     render: str = ""                   # digest of everything its three variants were rendered from:
     related: list[str] | None = None   # among them, its related stories
@@ -40,7 +40,7 @@ class Entry:
 class Memo:
     """The last good build: valid for the same generator, options and site.toml (`key`)."""
 
-    key: str                                                        # memo_key(): code, site.toml, options
+    key: str                                                        # from new_memo(): code, site.toml, options
     options: str = ""                                               # digest of the build options alone
     stories: dict[str, Entry] = field(default_factory=dict)          # story path -> entry
     related: Any = None                                             # related_stories.RelatedIndex (with results)

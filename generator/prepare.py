@@ -22,11 +22,12 @@ from .similarity import Features, features
 from .view import SectionView, story_sections
 from .workers import Progress, no_cycle_collection, workers
 
+
 @dataclass
 class Prepared:
     """One story file read and checked by its local rules, with what the site-wide work needs of it: its
-    similarity features, the manifests its body cites, the manifests it refers to at all (`refs`), the file's
-    stat and digest and (when building) its rendered sections."""
+    similarity features, the manifests its body and key facts cite (`cited`), the manifests it refers to at
+    all (`refs`), the file's stat and digest and (when building) its rendered sections."""
 
     path: str
     story: Story | StoryFile | None

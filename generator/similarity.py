@@ -3,8 +3,8 @@ large archive is never compared pair by pair (LP040 repeated stories; related st
 
 from __future__ import annotations
 
-import datetime as dt
 import bisect
+import datetime as dt
 import functools
 import hashlib
 import string
