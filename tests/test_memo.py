@@ -120,3 +120,45 @@ def test_random_edits_in_memory_give_the_bytes_of_a_cold_build(site: Path, seed:
                             reuse=last.files)
         assert result.files == build_site(site, search=False).files, f"after {kinds}"
         last = result
+
+
+def _remade(before: dict[str, bytes], after: dict[str, bytes]) -> set[str]:
+    """The outputs a rebuild made again (an output taken from the last build is the very same bytes object)."""
+    return {path for path, data in after.items() if before.get(path) is not data}
+
+
+def test_a_manifest_change_renders_exactly_the_stories_that_cite_it(site: Path):
+    _grown(site)
+    other = site / "content/stories/2026-11-22/only-the-first-manifest.md"
+    other.parent.mkdir(exist_ok=True)
+    story = (site / STORY_PATH).read_text()
+    front, _ = story.split("\n---\n", 1)
+    front = (front.replace("Council funds the Quay Street busway", "Only the first manifest")
+             .replace("2026-11-21T10:30:00Z", "2026-11-22T10:30:00Z")
+             .replace('  - manifest: "1000000000000000002"\n    claims: ["2000000000000000021"]\n', ""))
+    other.write_text(front + "\n---\n\nThe council approved the budget on a 9 to 2 vote. [cites: 1000000000000000001]\n")
+    first = build_site(site, search=False, memo=new_memo(site, "serve"))
+    assert first.ok, first.findings
+    manifest = site / "content/manifests/1000000000000000002.json"
+    manifest.write_text(manifest.read_text().replace("Transit ridership report", "Transit ridership review"))
+    second = build_site(site, search=False, memo=first.memo, reuse=first.files)
+    remade = {path.rsplit("/", 1)[0] for path in _remade(first.files, second.files) if path.startswith("stories/")}
+    citing = {f"stories/{key}" for key in ("2026-11-21/council-funds-the-quay-street-busway",)}
+    citing |= {f"stories/{p.parent.name}/{p.stem}" for p in (site / "content/stories").glob("*/quay-street-*.md")}
+    assert remade == citing  # not the story that cites only the other manifest
+    assert "stories/2026-11-22/only-the-first-manifest" not in remade
+    assert "manifests/1000000000000000002/index.html" in _remade(first.files, second.files)
+    assert second.files == build_site(site, search=False).files
+
+
+def test_a_template_change_renders_what_uses_that_template(site: Path):
+    _grown(site)
+    first = build_site(site, search=False, memo=new_memo(site, "serve"))
+    (site / "templates").mkdir(exist_ok=True)
+    (site / "templates/list.html").write_text("<p>{{ listing.title }}</p>\n")
+    second = build_site(site, search=False, memo=first.memo, reuse=first.files)
+    remade = _remade(first.files, second.files)
+    assert remade and all(path.startswith(("newsrooms/", "beats/", "editions/")) for path in remade)
+    assert "editions/index.html" not in remade and "index.html" not in remade  # other templates
+    assert not any(path.startswith("stories/") for path in remade)
+    assert second.files == build_site(site, search=False).files

@@ -39,3 +39,15 @@ def test_ledger_date():
 def test_json_ld_cannot_close_the_script():
     text = str(json_ld({"headline": "</script><script>alert(1)</script>"}))
     assert "</script>" not in text and json.loads(text)["headline"].startswith("</script>")
+
+
+def test_referenced_templates_are_found_as_jinja_finds_them():
+    from jinja2 import Environment, meta
+
+    from generator.render import referenced_templates
+    env = Environment()
+    for source in ['{% extends "base.html" %}', '{% include name %}', '{% include ["a.html", "b.html"] %}',
+                   '{%- from "m.html" import x -%}', '{% import "m.html" as m %}', '{% extends layout %}',
+                   '{% include "a.html" ignore missing %}', '{% include "a" ~ x %}', "no tags at all"]:
+        assert sorted(referenced_templates(source), key=str) == sorted(
+            meta.find_referenced_templates(env.parse(source)), key=str), source
