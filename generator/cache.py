@@ -1,6 +1,6 @@
 """The build cache in .ledgerpress-cache/: what the last good build read and wrote, so that an unchanged
-site is not rebuilt and unchanged files are not rewritten. Standard library only: it runs before the
-rest of the generator is imported. A damaged or foreign cache counts as empty, never as trusted."""
+site is not rebuilt and unchanged files are not rewritten. The standard library and orjson only: it runs
+before the rest of the generator is imported. A damaged or foreign cache counts as empty, never as trusted."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import orjson
 
 CACHE_DIR = ".ledgerpress-cache"
 STATE_FILE = "build-state.json"
@@ -73,11 +75,11 @@ def _out_stamp(out: Path) -> list[int]:
 def load_state(root: Path) -> State | None:
     """The last good build's state, or None when there is none or it cannot be trusted."""
     try:
-        raw = json.loads((root / CACHE_DIR / STATE_FILE).read_text(encoding="utf-8"))
+        raw = orjson.loads((root / CACHE_DIR / STATE_FILE).read_bytes())
         if raw.get("format") != FORMAT:
             return None
         state = State(raw["key"], raw["inputs"], raw["outputs"], raw["out"], raw["warnings"], raw["summary"])
-    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):  # orjson.JSONDecodeError is a ValueError
         return None
     shapes = (str, dict, dict, list, list, dict)
     values = (state.key, state.inputs, state.outputs, state.out, state.warnings, state.summary)
@@ -131,5 +133,5 @@ def record(root: Path, out: Path, key: str, outputs: dict[str, str], warnings: l
     folder = root / CACHE_DIR
     folder.mkdir(exist_ok=True)
     temporary = folder / f".{STATE_FILE}.{os.getpid()}"
-    temporary.write_text(json.dumps(state, separators=(",", ":")), encoding="utf-8")
+    temporary.write_bytes(orjson.dumps(state))  # a large site's state is tens of thousands of entries
     os.replace(temporary, folder / STATE_FILE)
