@@ -23,7 +23,7 @@ from .memo import Entry, Memo
 from .models import Finding, ManifestFile, Story
 from .prepare import Checked, check_site, take, unpacked
 from .related_stories import RelatedIndex, related_all
-from .render import Renderer, template_dirs
+from .render import COMPILED, Renderer, template_dirs
 from .site import Plan, manifest_plans, site_plans, sitemap_plans
 from .view import SectionView, StoredView, related_views, story_sections, story_view
 from .workers import Progress, no_cycle_collection, workers
@@ -98,6 +98,8 @@ class _Render:
         self.root, self.checked, self.sections, self.result = root, checked, sections, result
         self.jobs, self.progress, self.sink, self.memo, self.reuse = jobs, progress, sink, memo, reuse
         self.index = checked.index
+        if memo is not None:
+            COMPILED.adopt(memo.compiled)  # the last build's compiled templates: this process need not compile
         self.renderer = Renderer(root, self.index.config)
         self.sources: dict[str, str] = {}
         self.entries: dict[str, Entry] = {}
@@ -129,7 +131,7 @@ class _Render:
             scores = {pair: score for pair, score in self.index.scores.items() if set(pair) <= current}
             self.result.memo = Memo(self.memo.key, self.memo.options, self.entries, self.related_index, self.pages,
                                     scores, site, self.checked.content.manifest_files, self.checked.manifests,
-                                    self.index.repeats, self.templates)
+                                    self.index.repeats, self.templates, COMPILED.compiled())
 
     def site_key(self, ordered: list[StoredView]) -> str:
         """A digest of everything the site's pages are made from besides the generator, options and site.toml:

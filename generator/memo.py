@@ -51,6 +51,7 @@ class Memo:
     manifest_digests: dict[str, str] = field(default_factory=dict)  # manifest id -> digest of its file
     repeats: Any = None                                             # similarity.RepeatIndex (LP040)
     templates: str = ""                                             # digest of the story templates
+    compiled: dict[str, bytes] = field(default_factory=dict)        # render.CompiledTemplates, for the next process
 
 
 def new_memo(root: Path, options: str) -> Memo:

@@ -111,10 +111,18 @@ def news_article(story: Any, config: SiteConfig) -> dict[str, Any]:
 class CompiledTemplates(BytecodeCache):
     """Compiled templates kept for the life of the process (and its forked workers): each build makes a new
     environment, and compiling the template set costs more than rendering a small site. Jinja checks each
-    entry against the template's source, so an edited template is compiled again."""
+    entry against the template's source, so an edited template is compiled again. The build memo carries
+    them from one `ledgerpress build` to the next (`compiled()`, `adopt()`): signed, like the rest of it."""
 
     def __init__(self) -> None:
         self._store: dict[str, bytes] = {}
+
+    def compiled(self) -> dict[str, bytes]:
+        return dict(self._store)
+
+    def adopt(self, store: dict[str, bytes]) -> None:
+        for key, code in store.items():
+            self._store.setdefault(key, code)
 
     def load_bytecode(self, bucket: Bucket) -> None:
         if bucket.key in self._store:
@@ -124,12 +132,12 @@ class CompiledTemplates(BytecodeCache):
         self._store[bucket.key] = bucket.bytecode_to_string()
 
 
-_COMPILED = CompiledTemplates()
+COMPILED = CompiledTemplates()
 
 
 def make_environment(root: Path, config: SiteConfig) -> Environment:
     env = Environment(
-        loader=ChoiceLoader([FileSystemLoader(str(path)) for path in template_dirs(root)]), bytecode_cache=_COMPILED,
+        loader=ChoiceLoader([FileSystemLoader(str(path)) for path in template_dirs(root)]), bytecode_cache=COMPILED,
         autoescape=select_autoescape(enabled_extensions=("html", "xml"), default_for_string=False),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
