@@ -11,6 +11,7 @@ import asyncio
 import concurrent.futures
 import multiprocessing
 import os
+import signal
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -51,7 +52,7 @@ def search_index_apart(files: Mapping[str, bytes]) -> SearchIndex:
         return search_index(files)
     _APART["files"] = files  # the child inherits it; only the bundle travels back
     try:
-        with multiprocessing.get_context("fork").Pool(1) as pool:
+        with multiprocessing.get_context("fork").Pool(1, initializer=_apart_start) as pool:
             return pool.apply(_index_apart)
     except Exception as err:  # the pool itself failed: no search this time, as if Pagefind had
         return SearchIndex(notes=[unavailable(err)])
@@ -62,8 +63,14 @@ def search_index_apart(files: Mapping[str, bytes]) -> SearchIndex:
 _APART: dict[str, Mapping[str, bytes]] = {}
 
 
+def _apart_start() -> None:
+    """The indexer yields the cores to everything else (Pagefind, started from it, inherits that), and
+    leaves Ctrl-C to the server, which stops it (it must not print a traceback of its own)."""
+    os.nice(19)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def _index_apart() -> SearchIndex:
-    os.nice(19)  # Pagefind, started from here, inherits it
     return search_index(_APART["files"])
 
 
