@@ -150,8 +150,7 @@ class _Render:
         self.templates = self.renderer.digest(*(f"story.{suffix}" for suffix in Renderer.STORY_VARIANTS))
         views: dict[str, StoredView] = {}
         todo: list[tuple[Story, list[str] | None]] = []
-        fresh = {self.checked.prepared[path].story.key for path in self.checked.fresh
-                 if isinstance(self.checked.prepared[path].story, Story)}
+        fresh = self.checked.fresh_keys
         same_templates = memo is not None and memo.templates == self.templates
         for story in stories:
             keys = story.meta.related if story.meta.related is not None else found.get(story.key)
@@ -167,7 +166,7 @@ class _Render:
                 entry = Entry(dataclasses.replace(prepared, sections=None, story=story.brief()), self.checked.deps[story.path])
             entry.related, entry.passed = keys, passed
             if keys is not None and memo is not None and not entry.render:
-                entry.render = self.render_key(story, keys)
+                entry.render = self.render_key(story, keys, passed)
             self.entries[story.path] = entry
             if before is not None and entry.render and before.render == entry.render and self.reusable(before.outputs):
                 entry.view, entry.outputs = before.view, before.outputs
@@ -199,8 +198,7 @@ class _Render:
         if all(story.meta.related is not None for story in stories):
             return {}, None
         site, previous = self.index, take(self.memo, "related")
-        changed = {p.story.key for path in self.checked.fresh
-                   if isinstance((p := self.checked.prepared[path]).story, Story)}
+        changed = self.checked.fresh_keys
         if previous is not None and previous.update(site.stories, site.cited, site.features, changed):
             self.related_index = previous
             return previous.results, None
@@ -209,12 +207,11 @@ class _Render:
             return {}, self.related_index  # a first build: the render workers score each story as they render it
         return related_all(self.related_index, previous, changed), None
 
-    def render_key(self, story: Story, keys: list[str]) -> str:
+    def render_key(self, story: Story, keys: list[str], passed: list[str]) -> str:
         """A digest of everything a story's three variants are rendered from: its file, the manifests it refers
         to, the titles and places of its related stories, the checks it passed and the story templates."""
         by_key = self.index.by_key
         related = [f"{key}\t{by_key[key].meta.title}" for key in keys if key in by_key]
-        passed = self.checked.report.passed.get(story.path, [])
         prepared = self.checked.prepared[story.path]
         return key_of(prepared.digest, self.checked.deps[story.path], *related, "", *passed, self.templates)
 
@@ -224,7 +221,7 @@ class _Render:
         if story.meta.related is None:
             found[story.key] = keys
         if self.memo is not None and not entry.render:  # a first build learns related stories while rendering
-            entry.render = self.render_key(story, keys)
+            entry.render = self.render_key(story, keys, self.checked.report.passed.get(story.path, []))
         entry.related = keys
         entry.view = view
         entry.outputs = [(path, data.digest if isinstance(data, Kept) else "") for path, data in outputs]

@@ -58,6 +58,11 @@ class Checked:
     def findings(self) -> list[Finding]:
         return self.report.findings
 
+    @property
+    def fresh_keys(self) -> set[str]:
+        """The keys of the stories read this time (the others came from the memo unchanged)."""
+        return {p.story.key for path in self.fresh if isinstance((p := self.prepared[path]).story, Story)}
+
 
 def check_site(root: Path, drafts: bool = True, base_url: str | None = None, jobs: int | None = 1,
                progress: Progress | None = None, sections: dict[str, bytes] | None = None,
