@@ -70,7 +70,7 @@ def edit(site: Path) -> None:
     from generator.write import Pending
     TIMES["imports"] = time.perf_counter() - started
     for owner, names in ((prepare, ("load_content", "run_checks")), (build, ("build_site",)),
-                         (memo, ("load_memo", "save_memo")), (cache, ("record", "load_state", "unchanged"))):
+                         (memo, ("load_memo", "save_memo")), (cache, ("record", "load_state", "scan"))):
         for name in names:
             timed(owner, name)
     timed(build._Render, "related", "related stories")
@@ -78,14 +78,15 @@ def edit(site: Path) -> None:
     target = (site / "public").resolve()
     key = cache.options_key(__version__, drafts=False, base_url=None, out=target, search=False)
     state = cache.load_state(site)
-    assert not cache.unchanged(site, target, key, state)
+    inputs = cache.scan(site, state)
+    assert not cache.unchanged(target, key, state, inputs)
     loaded = memo.load_memo(site, memo.new_memo(site, key))
     if loaded is None:
         raise SystemExit("no memo for these options: run `ledgerpress build --no-search` in the site first")
     pending = Pending(target, state.outputs)
     result = build.build_site(site, search=False, sink=pending, memo=loaded)
     pending.commit(result.digests, result.written)
-    cache.record(site, target, key, result.digests, [], {}, state)
+    cache.record(site, target, key, result.digests, [], {}, inputs)
     memo.save_memo(site, result.memo)
     print(f"one edit: {time.perf_counter() - started:.2f} s after start, {result.rendered} outputs rendered, "
           f"{len(result.written)} written")

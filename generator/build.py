@@ -131,7 +131,7 @@ class _Render:
             scores = {pair: score for pair, score in self.index.scores.items() if set(pair) <= current}
             self.result.memo = Memo(self.memo.key, self.memo.options, self.entries, self.related_index, self.pages,
                                     scores, site, self.checked.content.manifest_files, self.checked.manifests,
-                                    self.index.repeats, self.templates, COMPILED.compiled())
+                                    self.index.repeats, self.templates, COMPILED.compiled(), self.memo.shards)
 
     def site_key(self, ordered: list[StoredView]) -> str:
         """A digest of everything the site's pages are made from besides the generator, options and site.toml:
@@ -157,7 +157,7 @@ class _Render:
             before = memo.stories.get(story.path) if memo else None
             passed = self.checked.report.passed.get(story.path, [])
             if before is not None and story.path not in self.checked.fresh:
-                entry = Entry(before.prepared, before.deps)  # as the memo read it: a brief, no sections
+                entry = Entry(self.checked.prepared[story.path], before.deps)  # as the memo read it: a brief
                 if (same_templates and keys is not None and before.related == keys and before.passed == passed
                         and fresh.isdisjoint(keys)):  # nothing its variants are made from moved
                     entry.render = before.render
@@ -170,11 +170,15 @@ class _Render:
             self.entries[story.path] = entry
             if before is not None and entry.render and before.render == entry.render and self.reusable(before.outputs):
                 entry.view, entry.outputs = before.view, before.outputs
+                if entry.same(before):
+                    self.entries[story.path] = before  # the very entry the memo had: its shard need not be saved
                 views[story.path] = before.view
                 for path, code in before.outputs:
                     self.add(path, self.kept(path, code), story.path)
             else:
                 todo.append((story, keys))
+        if todo:
+            self.renderer.load(f"story.{suffix}" for suffix in Renderer.STORY_VARIANTS)
         _JOB.update(root=self.root, index=index, report=self.checked.report, computed=computed, todo=todo,
                     sections=self.sections, sink=self.sink, renderer=self.renderer)
         try:
@@ -240,6 +244,7 @@ class _Render:
                 self.add(plan.path, self.kept(plan.path, before[1]), plan.source)
             else:
                 todo.append((plan, inputs))
+        self.renderer.load(plan.template for plan, _ in todo if plan.template and plan.rendered)
         _JOB.update(plans=[plan for plan, _ in todo], sink=self.sink)
         try:
             made = workers(self.jobs).map(render_plan, range(len(todo)), len(todo), min_per_job=PLANS_PER_JOB)

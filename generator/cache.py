@@ -14,12 +14,13 @@ import orjson
 
 CACHE_DIR = ".ledgerpress-cache"
 STATE_FILE = "build-state.json"
-FORMAT = "ledgerpress-build-state-1"
+FORMAT = "ledgerpress-build-state-2"
 PACKAGE = Path(__file__).resolve().parent
 
 
 def digest(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    """A file's digest (SHA-256, which this kind of CPU computes in hardware, cut to 128 bits)."""
+    return hashlib.sha256(data).hexdigest()[:32]
 
 
 def key_of(*parts: str) -> str:
@@ -91,22 +92,29 @@ def same_output(out: Path, state: State | None) -> bool:
     return state is not None and bool(state.out) and _out_stamp(out) == state.out
 
 
-def unchanged(root: Path, out: Path, key: str, state: State | None) -> bool:
-    """True when nothing that shapes the output changed since `state` and its output folder is in place:
-    same options, same set of inputs, each with the same stat (or, if touched, the same bytes)."""
-    if state is None or state.key != key or _out_stamp(out) != state.out:
-        return False
-    paths = input_files(root)
-    if len(paths) != len(state.inputs):
-        return False
-    for path in paths:
-        known = state.inputs.get(path)
+def scan(root: Path, previous: State | None) -> dict[str, list]:
+    """Every input as it is before a build reads it: [mtime_ns, size, digest], the digest taken from
+    `previous` when the stat is the same (a file edited while the build runs is then seen as changed next time)."""
+    known = previous.inputs if previous else {}
+    inputs: dict[str, list] = {}
+    for path in input_files(root):
         stamp = _stamp(path)
-        if known is None or stamp is None:
-            return False
-        if stamp != known[:2] and (stamp[1] != known[1] or _file_digest(path) != known[2]):
-            return False
-    return True
+        if stamp is None:
+            continue
+        old = known.get(path)
+        if old is not None and old[:2] == stamp:
+            inputs[path] = old
+        elif (code := _file_digest(path)) is not None:
+            inputs[path] = [*stamp, code]
+    return inputs
+
+
+def unchanged(out: Path, key: str, state: State | None, inputs: dict[str, list]) -> bool:
+    """True when nothing that shapes the output changed since `state` and its output folder is in place:
+    same options, the same inputs (`scan`) with the same bytes."""
+    if state is None or state.key != key or _out_stamp(out) != state.out or inputs.keys() != state.inputs.keys():
+        return False
+    return all(inputs[path][2] == known[2] for path, known in state.inputs.items())
 
 
 def _file_digest(path: str) -> str | None:
@@ -118,16 +126,8 @@ def _file_digest(path: str) -> str | None:
 
 
 def record(root: Path, out: Path, key: str, outputs: dict[str, str], warnings: list[str],
-           summary: dict[str, int], previous: State | None = None) -> None:
-    """Save the state of a good build (inputs hashed, reusing the previous hash when the stat is the same)."""
-    inputs: dict[str, list] = {}
-    known = previous.inputs if previous else {}
-    for path in input_files(root):
-        stamp = _stamp(path)
-        if stamp is None:
-            continue
-        old = known.get(path)
-        inputs[path] = [*stamp, old[2] if old and old[:2] == stamp else _file_digest(path)]
+           summary: dict[str, int], inputs: dict[str, list]) -> None:
+    """Save the state of a good build: its inputs as `scan` found them before it read them, its outputs."""
     state = {"format": FORMAT, "key": key, "inputs": inputs, "outputs": outputs, "out": _out_stamp(out),
              "warnings": warnings, "summary": summary}
     folder = root / CACHE_DIR

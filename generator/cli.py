@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 from . import __version__
-from .cache import load_state, options_key, unchanged
+from .cache import load_state, options_key, scan, unchanged
 from .slugs import slugify
 
 if TYPE_CHECKING:  # the commands import what they run, so `build` of an unchanged site starts in a blink
@@ -65,16 +65,17 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
     target = (out or root / "public").resolve()
     key = options_key(__version__, drafts=drafts, base_url=base_url, out=target, search=not no_search)
     state = None if force else load_state(root)
-    if unchanged(root, target, key, state):
+    inputs = scan(root, state)
+    if unchanged(target, key, state, inputs):
         for line in state.warnings:
             click.echo(line, err=True)
         click.echo(_built_line(state.summary, time.perf_counter() - started, target, "up to date: "), err=True)
         return
-    _build(root, target, key, state, drafts, jobs, base_url, not no_search, started)
+    _build(root, target, key, state, inputs, drafts, jobs, base_url, not no_search, started)
 
 
-def _build(root: Path, target: Path, key: str, state, drafts: bool, jobs: int | None, base_url: str | None,
-           search: bool, started: float) -> None:
+def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], drafts: bool, jobs: int | None,
+           base_url: str | None, search: bool, started: float) -> None:
     from .build import build_site
     from .cache import record, same_output
     from .memo import load_memo, new_memo, save_memo
@@ -102,7 +103,7 @@ def _build(root: Path, target: Path, key: str, state, drafts: bool, jobs: int | 
         summary = {"stories": result.stories, "pages": result.pages, "files": len(result.digests),
                    "written": stats.files, "skipped": stats.skipped, "deleted": stats.deleted, "bytes": stats.bytes}
         warnings = [_finding_line(f) for f in result.findings]
-        record(root, target, key, result.digests, warnings, summary, state)
+        record(root, target, key, result.digests, warnings, summary, inputs)
         if result.memo is not None:
             save_memo(root, result.memo)
         gc.freeze()  # what the build made is left to the process's end, not scanned once more as we leave

@@ -11,16 +11,19 @@ import hmac
 import os
 import pickle
 import secrets
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cache import CACHE_DIR
+from .cache import CACHE_DIR, digest
 from .load import stored_manifests
 
-MEMO_FILE = "memo-{options}.pickle"  # one per set of build options (output folder, drafts, base URL...)
-FORMAT = b"ledgerpress-memo-1\n"
+MEMO_DIR = "memo-{options}"  # one per set of build options (output folder, drafts, base URL...)
+HEAD = "head"
+FORMAT = b"ledgerpress-memo-2\n"
 KEY_NAME = "memo-key"
+SHARDS = 64  # story entries are kept in this many files, so that an edit writes one of them again
 
 
 @dataclass
@@ -34,6 +37,12 @@ class Entry:
     passed: list[str] = field(default_factory=list)  # and the checks it passed
     view: Any = None                   # view.StoredView: what list pages, feeds and sitemaps need
     outputs: list[tuple[str, str]] = field(default_factory=list)  # (output path, digest)
+
+    def same(self, other: Entry) -> bool:
+        """The same reading and rendering as `other` (the objects themselves for what is compared by identity)."""
+        return (self.prepared is other.prepared and self.view is other.view and self.deps == other.deps
+                and self.render == other.render and self.related == other.related and self.passed == other.passed
+                and self.outputs == other.outputs)
 
 
 @dataclass
@@ -52,6 +61,7 @@ class Memo:
     repeats: Any = None                                             # similarity.RepeatIndex (LP040)
     templates: str = ""                                             # digest of the story templates
     compiled: dict[str, bytes] = field(default_factory=dict)        # render.CompiledTemplates, for the next process
+    shards: dict[int, tuple[str, dict[str, Entry]]] = field(default_factory=dict, repr=False)  # as loaded: file, entries
 
 
 def new_memo(root: Path, options: str) -> Memo:
@@ -71,10 +81,10 @@ def _hex(data: bytes) -> str:
 def code_digest() -> str:
     """The generator's own source: a new version or a local change makes every memo stale."""
     package = Path(__file__).resolve().parent
-    digest = hashlib.blake2b(digest_size=16)
+    hasher = hashlib.blake2b(digest_size=16)
     for path in sorted([*package.glob("*.py"), *package.glob("checks/*.py")]):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
-    return digest.hexdigest()
+        hasher.update(path.name.encode() + b"\0" + path.read_bytes())
+    return hasher.hexdigest()
 
 
 def _secret() -> bytes | None:
@@ -101,44 +111,64 @@ def load_memo(root: Path, empty: Memo) -> Memo | None:
     secret = _secret()
     if secret is None:
         return None
+    folder = root / CACHE_DIR / MEMO_DIR.format(options=empty.options)
     try:
-        data = (root / CACHE_DIR / MEMO_FILE.format(options=empty.options)).read_bytes()
+        data = (folder / HEAD).read_bytes()
     except OSError:
         return None
     head, signature, body = data[:len(FORMAT)], data[len(FORMAT):len(FORMAT) + 32], data[len(FORMAT) + 32:]
     if head != FORMAT or not hmac.compare_digest(signature, hmac.new(secret, body, hashlib.sha256).digest()):
         return None
     try:
-        memo = pickle.loads(body)
-    except Exception:  # signed by us, so only a generator change can break it: start afresh
+        memo, names = pickle.loads(body)
+        if not isinstance(memo, Memo) or memo.key != empty.key:
+            return None
+        for number, name in names.items():
+            data = (folder / name).read_bytes()
+            if digest(data) != name:  # the signed head names each shard by its digest
+                return None
+            entries = pickle.loads(data)
+            memo.stories.update(entries)
+            memo.shards[number] = (name, entries)
+    except Exception:  # signed by us, so only a generator change or a lost shard can break it: start afresh
         return None
-    return memo if isinstance(memo, Memo) and memo.key == empty.key else None
+    if memo.related is not None and not memo.related.relink(memo.stories):
+        memo.related = None
+    return memo
 
 
 def save_memo(root: Path, memo: Memo) -> None:
+    """Write the memo: the story entries in SHARDS files named by their digest, of which only those holding
+    an entry that changed since the memo was loaded are written again, then the signed head naming them."""
     secret = _secret()
     if secret is None:
         return
-    folder = root / CACHE_DIR
-    folder.mkdir(exist_ok=True)
-    name = MEMO_FILE.format(options=memo.options)
-    temporary = folder / f".{name}.{os.getpid()}"
-    with open(temporary, "wb") as out:  # streamed, signed as it goes: a large site's memo is never one bytes object
-        out.write(FORMAT + bytes(32))
-        signed = _Signed(out, hmac.new(secret, digestmod=hashlib.sha256))
-        kept = dataclasses.replace(memo, manifests=stored_manifests(root, memo.manifests))
-        pickle.dump(kept, signed, protocol=pickle.HIGHEST_PROTOCOL)
-        out.seek(len(FORMAT))
-        out.write(signed.mac.digest())
-    os.replace(temporary, folder / name)
+    folder = root / CACHE_DIR / MEMO_DIR.format(options=memo.options)
+    folder.mkdir(parents=True, exist_ok=True)
+    groups: dict[int, dict[str, Entry]] = {}
+    for path, entry in memo.stories.items():
+        groups.setdefault(zlib.crc32(path.encode()) % SHARDS, {})[path] = entry
+    names: dict[int, str] = {}
+    for number, entries in sorted(groups.items()):
+        name, before = memo.shards.get(number, ("", {}))
+        if not (name and before.keys() == entries.keys() and all(entries[path] is entry for path, entry in before.items())
+                and (folder / name).is_file()):
+            data = pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
+            name = digest(data)
+            _write(folder / name, [data])
+            memo.shards[number] = (name, entries)
+        names[number] = name
+    kept = dataclasses.replace(memo, stories={}, shards={}, manifests=stored_manifests(root, memo.manifests))
+    body = pickle.dumps((kept, names), protocol=pickle.HIGHEST_PROTOCOL)
+    _write(folder / HEAD, [FORMAT, hmac.new(secret, body, hashlib.sha256).digest(), body])
+    for stale in set(os.listdir(folder)) - {HEAD, *names.values()}:  # shards no head names any longer
+        (folder / stale).unlink(missing_ok=True)
 
 
-class _Signed:
-    """A file to pickle into that also feeds every byte to an HMAC."""
-
-    def __init__(self, out, mac: hmac.HMAC) -> None:
-        self.out, self.mac = out, mac
-
-    def write(self, data: bytes) -> int:
-        self.mac.update(data)
-        return self.out.write(data)
+def _write(path: Path, parts: list[bytes]) -> None:
+    """Write a file whole or not at all (a reader sees the old one or the new one)."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    with open(temporary, "wb") as out:
+        for part in parts:
+            out.write(part)
+    os.replace(temporary, path)

@@ -4,6 +4,7 @@ site-wide rules over all of them. `check` stops here; `build` renders what this 
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pickle
 import zlib
@@ -82,8 +83,8 @@ def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None
     files = story_files(root)
     manifests = {key: found.digest for key, found in content.manifests.items()}
     same = memo is not None and memo.manifest_digests == manifests  # then no story's manifests moved
-    known = {shown: entry for path, shown in files
-             if (entry := (memo.stories.get(shown) if memo else None)) and _still(entry, path, content.manifests, same)}
+    known = {shown: still for path, shown in files
+             if (entry := (memo.stories.get(shown) if memo else None)) and (still := _still(entry, path, content.manifests, same))}
     fresh = [(path, shown) for path, shown in files if shown not in known]
     _JOB.update(manifests=content.manifests, config=content.config, render=sections is not None)
     try:
@@ -105,6 +106,8 @@ def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None
         if drafts or not (isinstance(prepared.story, Story) and prepared.story.meta.draft):
             local.extend(prepared.local)
         if prepared.features is not None:
+            if entry is None:
+                prepared.features = prepared.features.interned()
             cited[shown], signatures[shown] = prepared.cited, prepared.features
             checked.deps[shown] = entry.deps if entry is not None else _deps(prepared.refs, content.manifests)
         if sections is not None and prepared.sections is not None:
@@ -129,19 +132,20 @@ def take(memo: Memo | None, name: str):
     return kept
 
 
-def _still(entry: Entry, path: str, manifests: dict[str, ManifestFile], same_manifests: bool) -> bool:
-    """True when the memo's reading of this story file still holds: same bytes, same manifests behind it."""
+def _still(entry: Entry, path: str, manifests: dict[str, ManifestFile], same_manifests: bool) -> Entry | None:
+    """The memo's reading of this story file if it still holds (same bytes, same manifests behind it): the
+    entry itself, or a copy with the new stat of a file touched but not changed; None if it does not."""
     prepared = entry.prepared
     try:
         info = os.stat(path)
     except OSError:
-        return False
+        return None
     stamp = (info.st_mtime_ns, info.st_size)
     if stamp != prepared.stamp:
         if info.st_size != prepared.stamp[1] or digest(Path(path).read_bytes()) != prepared.digest:
-            return False
-        prepared.stamp = stamp  # touched, not changed
-    return same_manifests or entry.deps == _deps(prepared.refs, manifests)
+            return None
+        entry = dataclasses.replace(entry, prepared=dataclasses.replace(prepared, stamp=stamp))
+    return entry if same_manifests or entry.deps == _deps(prepared.refs, manifests) else None
 
 
 def _deps(refs: frozenset[str], manifests: dict[str, ManifestFile]) -> str:

@@ -48,9 +48,8 @@ class RelatedIndex:
         self.paths = [story.path for story in order]
         self.published = [story.meta.published for story in order]
         self.position = {key: i for i, key in enumerate(self.keys)}
-        counts = [f.counts for f in self.found]
-        self.documents = Counter(word for counted in counts for word in counted)
-        self.terms = self._terms(counts, previous, changed)
+        self.documents = Counter(word for found in self.found for word in found.words)
+        self.terms = self._terms(self.found, previous, changed)
         self.cited = [_cited(story, cited.get(story.path)) for story in order]
         self.near = CandidateIndex([f.sketch for f in self.found], [f.empty for f in self.found],
                                    RELATED_THRESHOLD, RELATED_RECALL)
@@ -61,18 +60,29 @@ class RelatedIndex:
         self.results: dict[str, list[str]] = {}
         self._arrays()
 
-    def _terms(self, counts: list[Mapping[str, int]], previous: RelatedIndex | None,
+    def __getstate__(self) -> dict:  # the features are the memo's entries' own: relink() puts them back
+        return {**vars(self), "found": None}
+
+    def relink(self, entries: Mapping) -> bool:
+        """Take each story's features from the memo entries (by path) it was saved with; False if one is missing."""
+        try:
+            self.found = [entries[path].prepared.features for path in self.paths]
+        except (KeyError, AttributeError):
+            return False
+        return all(found is not None for found in self.found)
+
+    def _terms(self, found: list[Features], previous: RelatedIndex | None,
                changed: Collection[str]) -> list[frozenset[str]]:
         """Distinctive words by tf-idf; after an edit only the stories holding a word whose document count
         moved are ranked again (every story when the number of stories moved, since every idf did)."""
         if previous is None or len(previous.keys) != len(self.keys):
-            return distinctive(counts, documents=self.documents)
+            return distinctive(found, documents=self.documents)
         moved = {word for word in self.documents.keys() | previous.documents.keys()
                  if self.documents[word] != previous.documents[word]}
         before = dict(zip(previous.keys, previous.terms))
-        idf = _idf(self.documents, len(counts))
-        return [_top(counted, idf) if key in changed or key not in before or not moved.isdisjoint(counted)
-                else before[key] for key, counted in zip(self.keys, counts)]
+        idf = _idf(self.documents, len(found))
+        return [_top(mine, idf) if key in changed or key not in before or not moved.isdisjoint(mine.words)
+                else before[key] for key, mine in zip(self.keys, found)]
 
     def _arrays(self) -> None:
         """Words and manifests as integer rows, so that one story's candidates are scored in one go."""
@@ -128,21 +138,21 @@ class RelatedIndex:
         edited = [(self.position[s.key], s) for s in stories if s.key in changed]
         if any(self.paths[i] != s.path or self.published[i] != s.meta.published for i, s in edited):
             return False
-        counts_before = {i: self.found[i].counts for i, _ in edited}
+        words_before = {i: self.found[i].words for i, _ in edited}
         for i, story in edited:
-            self.documents.subtract(counts_before[i].keys())
-            self.documents.update(known[story.path].counts.keys())
-        moved_words = {word for i, story in edited for word in counts_before[i].keys() ^ known[story.path].counts.keys()}
+            self.documents.subtract(words_before[i])
+            self.documents.update(known[story.path].words)
+        moved_words = {word for i, story in edited for word in set(words_before[i]).symmetric_difference(known[story.path].words)}
         for word in moved_words:
             if self.documents[word] <= 0:
                 del self.documents[word]
         idf = _idf(self.documents, len(self.keys))
         for i, story in edited:
             self.found[i] = known[story.path]
-        ranked = {i: _top(self.found[i].counts, idf) for i in range(len(self.keys))
-                  if i in counts_before or not moved_words.isdisjoint(self.found[i].counts)}
+        ranked = {i: _top(self.found[i], idf) for i in range(len(self.keys))
+                  if i in words_before or not moved_words.isdisjoint(self.found[i].words)}
         new_cited = {i: _cited(story, cited.get(story.path)) for i, story in edited}
-        moved = {self.keys[i] for i in counts_before} | {self.keys[i] for i, terms in ranked.items() if terms != self.terms[i]}
+        moved = {self.keys[i] for i in words_before} | {self.keys[i] for i, terms in ranked.items() if terms != self.terms[i]}
         affected = set(moved).union(*(self.reach(key) for key in moved))
         for i, terms in ranked.items():
             _move(self.by_term, i, self.terms[i], terms)
@@ -225,23 +235,23 @@ class _Sets:
 
 def top_terms(texts: Sequence[str], size: int = TOP_TERMS) -> list[frozenset[str]]:
     """Each text's most distinctive words by tf-idf (words of four letters or more, no stop words)."""
-    return distinctive([features(text).counts for text in texts], size)
+    return distinctive([features(text) for text in texts], size)
 
 
-def distinctive(counted: Sequence[Mapping[str, int]], size: int = TOP_TERMS,
+def distinctive(found: Sequence[Features], size: int = TOP_TERMS,
                 documents: Counter | None = None) -> list[frozenset[str]]:
     """Per story, the `size` candidate words of highest tf-idf over all the stories."""
-    documents = documents if documents is not None else Counter(word for counts in counted for word in counts)
-    idf = _idf(documents, len(counted))
-    return [_top(counts, idf, size) for counts in counted]
+    documents = documents if documents is not None else Counter(word for mine in found for word in mine.words)
+    idf = _idf(documents, len(found))
+    return [_top(mine, idf, size) for mine in found]
 
 
 def _idf(documents: Counter, total: int) -> dict[str, float]:
     return {word: math.log(total / df) for word, df in documents.items() if df < total}
 
 
-def _top(counts: Mapping[str, int], idf: Mapping[str, float], size: int = TOP_TERMS) -> frozenset[str]:
-    weighted = [(count * idf[word], word) for word, count in counts.items() if word in idf]
+def _top(found: Features, idf: Mapping[str, float], size: int = TOP_TERMS) -> frozenset[str]:
+    weighted = [(count * idf[word], word) for word, count in zip(found.words, found.numbers) if word in idf]
     return frozenset(word for _, word in heapq.nlargest(size, weighted))
 
 

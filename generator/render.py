@@ -7,6 +7,7 @@ import functools
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
@@ -193,6 +194,12 @@ class Renderer:
             text = "\0".join(f"{name}\0{source}" for name, source in sorted(sources.items()))
             self._digests[names] = hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
         return self._digests[names]
+
+    def load(self, names: Iterable[str]) -> None:
+        """Compile these templates here, before the render workers fork: they inherit them (instead of each
+        compiling its own) and the build memo keeps them for the next process."""
+        for name in sorted(set(names)):
+            self.env.get_template(name)
 
     def render(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(**context)

@@ -182,17 +182,35 @@ def _runs(order: np.ndarray, ordered: np.ndarray) -> Iterator[list[int]]:
 
 class Features(NamedTuple):
     """What similarity needs of one body, computed once (in a build worker) and reused: its MinHash
-    signature, whether it has any words, and its most frequent words for related stories. (A named tuple:
-    the build memo holds thousands, and these load several times faster than a dataclass.)"""
+    signature, whether it has any words, and its most frequent candidate words for related stories with their
+    counts. (A named tuple of plain values, the signature pickled as bytes: the build memo holds thousands.)"""
 
     sketch: np.ndarray
     empty: bool
-    counts: dict[str, int]
+    words: tuple[str, ...]
+    numbers: tuple[int, ...]
+
+    @property
+    def counts(self) -> dict[str, int]:
+        return dict(zip(self.words, self.numbers))
+
+    def interned(self) -> Features:
+        """The same, its words the one copy this process keeps of each (they arrive from workers as copies;
+        shared, they are pickled once per memo)."""
+        return self._replace(words=tuple(map(sys.intern, self.words)))
+
+    def __reduce__(self) -> tuple:
+        return _features, (self.sketch.tobytes(), self.empty, self.words, self.numbers)
+
+
+def _features(sketch: bytes, empty: bool, words: tuple[str, ...], numbers: tuple[int, ...]) -> Features:
+    return Features(np.frombuffer(sketch, dtype=np.uint64), empty, words, numbers)
 
 
 def features(text: str) -> Features:
     found = words(text)
-    return Features(sketch(_shingles(found)), not found, term_counts(found))
+    counts = term_counts(found)
+    return Features(sketch(_shingles(found)), not found, tuple(counts), tuple(counts.values()))
 
 
 def term_counts(found: list[str]) -> dict[str, int]:

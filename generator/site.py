@@ -38,6 +38,7 @@ class Plan:
     template: str | None
     inputs: tuple
     make: Callable[[], str | bytes]
+    rendered: bool = True  # False: the template is copied as it is, not rendered through Jinja
 
 
 def marks(views: Iterable[StoryView], mark: Mark) -> tuple[str, ...]:
@@ -182,7 +183,7 @@ def site_plans(views: list[StoryView], pages: list[Page], renderer: Renderer, co
                lambda: json.dumps(stories_data(views, config), indent=2, ensure_ascii=False) + "\n")
     yield Plan(SCHEMA_PATH, "generator/view.py", None, (),
                lambda: json.dumps(story_schema(config), indent=2, ensure_ascii=False) + "\n")
-    yield Plan("style.css", "templates/style.css", "style.css", (), partial(_stylesheet, renderer))
+    yield Plan("style.css", "templates/style.css", "style.css", (), partial(_stylesheet, renderer), rendered=False)
     yield Plan("404.html", "templates/404.html", "404.html", _link_items(links), partial(render, "404.html", pages=links))
     yield Plan(SEARCH_PATH.lstrip("/") + "index.html", "templates/search.html", "search.html", (),
                partial(render, "search.html", path=SEARCH_PATH))

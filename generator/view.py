@@ -199,13 +199,17 @@ class StoredView:
         wanted = set(keys)
         return {key: value for key, value in json.loads(zlib.decompress(self._packed)).items() if key in wanted}
 
-    def __getstate__(self) -> tuple:
-        return tuple(getattr(self, name) for name in (*self.KEPT, "mark", "_packed"))
+    def __getstate__(self) -> tuple:  # equal labels as one object: the memo pickles each once
+        return tuple(_SHARED.setdefault(value, value) if isinstance(value, Label) else value
+                     for value in (getattr(self, name) for name in (*self.KEPT, "mark", "_packed")))
 
     def __setstate__(self, state: tuple) -> None:
         for name, value in zip((*self.KEPT, "mark", "_packed"), state):
             setattr(self, name, value)
         self._view = None
+
+
+_SHARED: dict[Label, Label] = {}
 
 
 def iso_z(moment: dt.datetime) -> str:

@@ -51,6 +51,26 @@ def test_an_edit_rewrites_only_the_files_it_changes(site: Path):
                              for s in ("html", "json", "md"))
 
 
+def test_a_story_edited_while_the_build_runs_is_built_again(site: Path, monkeypatch: pytest.MonkeyPatch):
+    """The state records each input as it was before the build read it: an edit saved during a build is
+    not taken for built."""
+    import generator.build
+
+    story = site / STORY_PATH
+    real = generator.build.build_site
+
+    def edited_midway(*args, **kwargs):
+        result = real(*args, **kwargs)
+        story.write_text(story.read_text().replace("When construction starts.", "When the digging starts."))
+        return result
+
+    monkeypatch.setattr(generator.build, "build_site", edited_midway)
+    build(site)
+    monkeypatch.undo()
+    assert "up to date" not in build(site)
+    assert "When the digging starts." in (site / "public/stories/2026-11-21/council-funds-the-quay-street-busway/index.md").read_text()
+
+
 def test_options_are_part_of_the_key(site: Path):
     build(site)
     assert "built" in build(site, "--base-url", "https://other.example.org")

@@ -13,7 +13,7 @@ from click.testing import CliRunner
 from generator.build import build_site
 from generator.cache import CACHE_DIR
 from generator.cli import cli
-from generator.memo import MEMO_FILE, load_memo, new_memo, save_memo
+from generator.memo import HEAD, MEMO_DIR, load_memo, new_memo, save_memo
 from tests.conftest import STORY_PATH
 from tests.test_cache import KINDS, _edit
 
@@ -52,18 +52,41 @@ def test_a_memo_from_elsewhere_is_never_unpickled(site: Path, tmp_path: Path):
     memo = build_site(site, search=False, memo=empty).memo
     save_memo(site, memo)
     assert load_memo(site, empty) is not None
-    stored = site / CACHE_DIR / MEMO_FILE.format(options=empty.options)
-    data = bytearray(stored.read_bytes())
-    data[-5] ^= 1
-    stored.write_bytes(bytes(data))
-    assert load_memo(site, empty) is None  # damaged
-    save_memo(site, memo)
+    folder = site / CACHE_DIR / MEMO_DIR.format(options=empty.options)
+    for stored in (folder / HEAD, next(path for path in folder.iterdir() if path.name != HEAD)):
+        data = bytearray(stored.read_bytes())
+        data[-5] ^= 1
+        stored.write_bytes(bytes(data))
+        assert load_memo(site, empty) is None  # damaged: the signed head, or a story shard it names
+        save_memo(site, build_site(site, search=False, memo=empty).memo)  # as the build that found it so
+        assert load_memo(site, empty) is not None
     os.environ["XDG_CACHE_HOME"], before = str(tmp_path / "another-user"), os.environ["XDG_CACHE_HOME"]
     try:
         assert load_memo(site, empty) is None  # signed with another user's key
     finally:
         os.environ["XDG_CACHE_HOME"] = before
     assert load_memo(site, new_memo(site, "y")) is None  # other options
+
+
+def test_only_the_memo_shards_holding_a_changed_entry_are_written_again(site: Path):
+    """The memo keeps its story entries in shards named by digest: a touched file (new stat, same bytes) or an
+    edited story rewrites the shard holding it, and the others are left as they are."""
+    _grown(site, 8)
+    empty = new_memo(site, "x")
+    first = build_site(site, search=False, memo=empty)
+    save_memo(site, first.memo)
+    folder = site / CACHE_DIR / MEMO_DIR.format(options=empty.options)
+    before = set(os.listdir(folder)) - {HEAD}
+    os.utime(site / STORY_PATH, ns=(10**18, 10**18))
+    memo = load_memo(site, empty)
+    shard = memo.shards[next(n for n, (_, entries) in memo.shards.items() if STORY_PATH in entries)][0]
+    result = build_site(site, search=False, memo=memo, reuse=first.files)
+    assert result.rendered == 0
+    save_memo(site, result.memo)
+    after = set(os.listdir(folder)) - {HEAD}
+    assert before - after == {shard} and len(after - before) == 1 and len(before) > 2
+    memo = load_memo(site, empty)  # the new stat is kept: the file is not read again
+    assert memo.stories[STORY_PATH].prepared.stamp[0] == 10**18
 
 
 def test_a_new_site_toml_starts_afresh(site: Path):
