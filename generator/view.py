@@ -173,7 +173,6 @@ class StoredView:
 
     KEPT = ("path", "url", "published", "updated", "edition", "newsroom_slug", "beat_slug", "ledger_claims",
             "cited_manifest_ids", "title", "description", "source_count", "newsroom", "beat", "trust")
-    __slots__ = (*KEPT, "mark", "_packed", "_view")
 
     def __init__(self, view: StoryView) -> None:
         for name in self.KEPT:
@@ -199,14 +198,9 @@ class StoredView:
         wanted = set(keys)
         return {key: value for key, value in json.loads(zlib.decompress(self._packed)).items() if key in wanted}
 
-    def __getstate__(self) -> tuple:  # equal labels as one object: the memo pickles each once
-        return tuple(_SHARED.setdefault(value, value) if isinstance(value, Label) else value
-                     for value in (getattr(self, name) for name in (*self.KEPT, "mark", "_packed")))
-
-    def __setstate__(self, state: tuple) -> None:
-        for name, value in zip((*self.KEPT, "mark", "_packed"), state):
-            setattr(self, name, value)
-        self._view = None
+    def __getstate__(self) -> dict[str, Any]:  # without the whole view; equal labels as one object, pickled once
+        return {name: _SHARED.setdefault(value, value) if isinstance(value, Label) else value
+                for name, value in vars(self).items() if name != "_view"} | {"_view": None}
 
 
 _SHARED: dict[Label, Label] = {}
