@@ -21,7 +21,7 @@ from .feeds import feed_plans
 from .load import load_story
 from .memo import Entry, Memo
 from .models import Finding, ManifestFile, Story
-from .prepare import Checked, check_site, take, unpacked
+from .prepare import Checked, Spill, check_site, take, unpacked
 from .related_stories import RelatedIndex, related_all
 from .render import COMPILED, Renderer, template_dirs
 from .site import Plan, manifest_plans, site_plans, sitemap_plans
@@ -66,18 +66,21 @@ def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jo
     next one; outputs the memo shows unchanged are not rendered again: with a sink they are left where they
     are, in memory they are taken from `reuse` (the last build's files)."""
     started = time.perf_counter()
-    sections: dict[str, bytes] = {}
-    with no_cycle_collection():
-        checked = check_site(root, drafts=drafts, base_url=base_url, jobs=jobs, progress=progress,
-                             sections=sections, memo=memo)
-        result = BuildResult(checked.findings)
-        if not result.ok or checked.index is None:
-            return result
-        try:
-            _Render(root, checked, sections, result, jobs, progress, sink, memo, reuse).run(search)
-        except TemplateError as err:
-            result.files, result.digests, result.written, result.memo = {}, {}, set(), None
-            result.findings = [*result.findings, template_finding(root, err)]
+    sections = Spill()
+    try:
+        with no_cycle_collection():
+            checked = check_site(root, drafts=drafts, base_url=base_url, jobs=jobs, progress=progress,
+                                 sections=sections, memo=memo)
+            result = BuildResult(checked.findings)
+            if not result.ok or checked.index is None:
+                return result
+            try:
+                _Render(root, checked, sections, result, jobs, progress, sink, memo, reuse).run(search)
+            except TemplateError as err:
+                result.files, result.digests, result.written, result.memo = {}, {}, set(), None
+                result.findings = [*result.findings, template_finding(root, err)]
+    finally:
+        sections.close()
     result.seconds = time.perf_counter() - started
     return result
 
@@ -92,7 +95,7 @@ class _Render:
     """The rendering half of a build: story variants, then site pages, then sitemaps and search; each output
     either made or, when its inputs match the memo's, taken as it was."""
 
-    def __init__(self, root: Path, checked: Checked, sections: dict[str, bytes], result: BuildResult,
+    def __init__(self, root: Path, checked: Checked, sections: Spill, result: BuildResult,
                  jobs: int | None, progress: Progress | None, sink: Sink | None, memo: Memo | None,
                  reuse: Mapping[str, bytes] | None) -> None:
         self.root, self.checked, self.sections, self.result = root, checked, sections, result
@@ -192,7 +195,6 @@ class _Render:
             _JOB.clear()
         if computed is not None:
             computed.results = found
-        self.sections.clear()  # every story is rendered: their bodies are no longer needed here
         return views
 
     def related(self, stories: list[Story]) -> tuple[dict[str, list[str]], RelatedIndex | None]:
@@ -299,7 +301,7 @@ def render_story(position: int) -> tuple[StoredView, list[tuple[str, bytes | Kep
     index = job["index"]
     if keys is None:
         keys = job["computed"].related(story.key)
-    packed = job["sections"].get(story.path)
+    packed = job["sections"].get(story.path)  # rendered by the worker that read it
     if packed is not None:
         sections = unpacked(packed)
     else:  # the memo held the story unchanged (its brief), but its page must be rendered again

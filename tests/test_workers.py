@@ -6,6 +6,7 @@ from pathlib import Path
 
 from generator import workers as workers_module
 from generator.build import build_site, check_site
+from generator.prepare import Spill
 from generator.workers import Workers, default_jobs
 
 REPO = Path(__file__).resolve().parent.parent
@@ -32,3 +33,26 @@ def test_map_keeps_order_and_default_jobs_counts_cores(monkeypatch):
     monkeypatch.setattr(Workers, "MIN_PER_JOB", 1)
     assert list(Workers(2).map(abs, range(-50, 0), 50)) == list(range(50, 0, -1))
     assert default_jobs() >= 1 and workers_module.workers(None).jobs == default_jobs()
+
+
+def test_bodies_wait_in_scratch_files_that_every_build_removes(monkeypatch, tmp_path: Path, site: Path):
+    """Rendered bodies wait for their pages in scratch files (one per worker), not in memory; the files go
+    when the build ends, whether it built or refused."""
+    monkeypatch.setattr(Workers, "MIN_PER_JOB", 1)
+    scratch = tmp_path / "scratch"
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
+    import tempfile
+    monkeypatch.setattr(tempfile, "tempdir", None)  # read TMPDIR again
+    made, real = [], tempfile.mkdtemp
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda **kw: made.append(real(**kw)) or made[-1])
+    spilled, put = [], Spill.put
+    monkeypatch.setattr(Spill, "put", lambda self, data: spilled.append(put(self, data)) or spilled[-1])
+    assert build_site(REPO, jobs=1, search=False).ok
+    assert made and Path(made[0]).parent == scratch and spilled and Path(spilled[0].name).parent == Path(made[0])
+    assert build_site(REPO, jobs=2, search=False).ok
+    assert list(scratch.iterdir()) == []
+    story = site / "content/stories/2026-11-21/council-funds-the-quay-street-busway.md"
+    story.write_text(story.read_text().replace("newsroom: city", "newsroom: nowhere", 1))
+    assert not build_site(site, jobs=2, search=False).ok
+    assert list(scratch.iterdir()) == []
