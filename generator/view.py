@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import zlib
 from collections.abc import Iterable
 from typing import Any, NamedTuple
 
@@ -167,9 +166,9 @@ class Label(NamedTuple):
 
 
 class StoredView:
-    """A story view kept compact between rendering its story and rendering the pages that list it: its JSON,
-    compressed, and the fields that order, group and fill list pages, teasers and manifest backlinks. The
-    whole view is read back (once) only for a page that shows more of it; `mark` is a digest of all of it."""
+    """A story view kept compact between rendering its story and rendering the pages that list it: its JSON
+    (without the body) and the fields that order, group and fill list pages, teasers and manifest backlinks.
+    The whole view is read back (once) only for a page that shows more of it; `mark` is a digest of all of it."""
 
     KEPT = ("path", "url", "published", "updated", "edition", "newsroom_slug", "beat_slug", "ledger_claims",
             "cited_manifest_ids", "title", "description", "source_count", "newsroom", "beat", "trust")
@@ -180,13 +179,13 @@ class StoredView:
             setattr(self, name, Label(value.slug, value.name, value.url) if isinstance(value, Term) else value)
         text = view.model_dump_json(by_alias=True).encode("utf-8")
         self.mark = hashlib.blake2b(text, digest_size=16).hexdigest()
-        self._packed = zlib.compress(text, 1)
+        self._json = text
         self._view: StoryView | None = None
 
     @property
     def view(self) -> StoryView:
         if self._view is None:
-            self._view = StoryView.model_validate_json(zlib.decompress(self._packed))
+            self._view = StoryView.model_validate_json(self._json)
         return self._view
 
     def __getattr__(self, name: str) -> Any:  # everything else (what templates read) from the whole view
@@ -196,7 +195,7 @@ class StoredView:
 
     def data(self, keys: Iterable[str]) -> dict[str, Any]:
         wanted = set(keys)
-        return {key: value for key, value in json.loads(zlib.decompress(self._packed)).items() if key in wanted}
+        return {key: value for key, value in json.loads(self._json).items() if key in wanted}
 
     def __getstate__(self) -> dict[str, Any]:  # without the whole view; equal labels as one object, pickled once
         return {name: _SHARED.setdefault(value, value) if isinstance(value, Label) else value
