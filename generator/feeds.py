@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 
 from . import __version__
 from .config import SiteConfig
-from .render import Renderer
+from .render import Renderer, to_json
 from .site import EPOCH, SITE_TOML, Mark, Plan, marks, modified
 from .view import StoryView
 
@@ -90,4 +89,4 @@ def feed_plans(views: list[StoryView], renderer: Renderer, config: SiteConfig, m
         inputs = (folder, feed.title, feed.description, feed.updated, marks(feed.entries, mark))
         yield Plan(base + "feed.xml", SITE_TOML, "feed.xml", inputs, partial(renderer.render, "feed.xml", feed=feed))
         yield Plan(base + "feed.json", SITE_TOML, None, inputs,
-                   lambda feed=feed: json.dumps(json_feed(feed, config), indent=2, ensure_ascii=False) + "\n")
+                   lambda feed=feed: to_json(json_feed(feed, config)))

@@ -6,10 +6,9 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import functools
-import hashlib
+import re
 import string
 import sys
-from collections import Counter
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
@@ -23,7 +22,12 @@ NUM_PERM = 128
 SEED = 1
 RECALL = 0.999            # chance that a pair exactly at the threshold becomes a candidate (LP040)
 CANDIDATE_TERMS = 48      # per story, the most frequent words among which the distinctive ones are chosen
-_PUNCTUATION = {ord(mark): " " for mark in string.punctuation + "“”‘’„‚—–―…«»‹›·•¡¿§¶†‡※"}
+_MARKS = string.punctuation + "“”‘’„‚—–―…«»‹›·•¡¿§¶†‡※"  # punctuation: what separates words besides spaces
+_PUNCTUATION = {ord(mark): " " for mark in _MARKS}
+_BREAK = np.array([chr(byte).isspace() or chr(byte) in _MARKS for byte in range(256)])  # bytes of UTF-8 text
+_BREAK[128:] = False  # bytes of characters beyond ASCII: those that separate are made spaces first
+_WIDE_BREAK = re.compile("[" + re.escape("".join(mark for mark in _MARKS if ord(mark) > 127)) + r"]|[^\S\x00-\x7f]")
+_BASE = 0x100000001B3     # word hashes: a polynomial in this odd number over each word's bytes (mod 2**64)
 _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
                  0xFF51AFD7ED558CCD], dtype=np.uint64)
 _PERMUTATIONS = np.random.default_rng(SEED).integers(1, 2 ** 63, size=(2, NUM_PERM), dtype=np.uint64)
@@ -41,13 +45,65 @@ def words(text: str) -> list[str]:
     return CITE.sub(" ", text).lower().translate(_PUNCTUATION).split()
 
 
+class Words(NamedTuple):
+    """A body's words (those of `words`) as spans of its lower-cased UTF-8 bytes, each with a stable 64-bit
+    hash: found and hashed by a few array operations, where a list of strings costs one object per word."""
+
+    data: bytes
+    starts: np.ndarray
+    ends: np.ndarray
+    codes: np.ndarray
+
+    def word(self, i: int) -> str:
+        return self.data[self.starts[i]: self.ends[i]].decode("utf-8")
+
+
+def tokens(text: str) -> Words:
+    text = CITE.sub(" ", text).lower()
+    if not text.isascii():
+        text = _WIDE_BREAK.sub(" ", text)
+    data = text.encode("utf-8")
+    inside = np.zeros(len(data) + 2, dtype=bool)
+    inside[1:-1] = ~_BREAK[np.frombuffer(data, dtype=np.uint8)]
+    edges = np.flatnonzero(inside[1:] != inside[:-1])
+    starts, ends = edges[0::2], edges[1::2]
+    return Words(data, starts, ends, _hashes(data, starts, ends))
+
+
+def _hashes(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
+    """Per span, its bytes as a polynomial in _BASE (prefix sums, so every span at once), length mixed in,
+    then the splitmix64 finalizer; never 0."""
+    powers, inverse = _powers(len(data) + 1)
+    prefix = np.zeros(len(data) + 1, dtype=np.uint64)
+    np.cumsum((np.frombuffer(data, dtype=np.uint8) + np.uint64(1)) * powers[:len(data)], out=prefix[1:])
+    value = (prefix[ends] - prefix[starts]) * inverse[starts] + (ends - starts).astype(np.uint64) * _MIX[0]
+    value ^= value >> np.uint64(30)
+    value *= np.uint64(0xBF58476D1CE4E5B9)
+    value ^= value >> np.uint64(27)
+    value *= np.uint64(0x94D049BB133111EB)
+    value ^= value >> np.uint64(31)
+    value[value == 0] = 1
+    return value
+
+
+_POWERS: list[np.ndarray] = []
+
+
+def _powers(size: int) -> tuple[np.ndarray, np.ndarray]:
+    """_BASE**i and its inverse**i mod 2**64 for i below at least `size` (grown as longer bodies come)."""
+    if not _POWERS or _POWERS[0].size < size:
+        count = max(size, 1 << 16, 2 * _POWERS[0].size if _POWERS else 0)
+        _POWERS[:] = [np.cumprod(np.concatenate((np.ones(1, np.uint64), np.full(count - 1, base, np.uint64))))
+                      for base in (_BASE, pow(_BASE, -1, 1 << 64))]
+    return _POWERS[0], _POWERS[1]
+
+
 def shingles(text: str) -> np.ndarray:
     """The sorted distinct 64-bit hashes of the text's word 5-shingles (one shingle if it is shorter)."""
-    return _shingles(words(text))
+    return _shingles(tokens(text).codes)
 
 
-def _shingles(found: list[str]) -> np.ndarray:
-    codes = np.fromiter(map(_CODES.__getitem__, found), dtype=np.uint64, count=len(found))
+def _shingles(codes: np.ndarray) -> np.ndarray:
     if codes.size == 0:
         return codes
     width = min(SHINGLE, codes.size)
@@ -57,18 +113,6 @@ def _shingles(found: list[str]) -> np.ndarray:
         mixed += codes[k: k + count] * _MIX[k]
     mixed.sort()
     return mixed[np.concatenate(([True], mixed[1:] != mixed[:-1]))]  # np.unique, without its slow hash path
-
-
-class _Codes(dict):
-    """word -> a stable 64-bit hash (not Python's salted one, so processes and runs agree), remembered per
-    process: a dict, so that a known word costs one lookup in C."""
-
-    def __missing__(self, word: str) -> int:
-        code = self[word] = int.from_bytes(hashlib.blake2b(word.encode("utf-8"), digest_size=8).digest(), "little") or 1
-        return code
-
-
-_CODES = _Codes()
 
 
 class _Candidates(dict):
@@ -208,15 +252,29 @@ def _features(sketch: bytes, empty: bool, words: tuple[str, ...], numbers: tuple
 
 
 def features(text: str) -> Features:
-    found = words(text)
-    counts = term_counts(found)
-    return Features(sketch(_shingles(found)), not found, tuple(counts), tuple(counts.values()))
+    found = tokens(text)
+    return Features(sketch(_shingles(found.codes)), found.codes.size == 0, *_frequent(found))
 
 
-def term_counts(found: list[str]) -> dict[str, int]:
-    """The most frequent words of four letters or more, no stop words: candidates for distinctive words."""
-    counts = Counter(filter(_CANDIDATE.__getitem__, found))
-    return {sys.intern(word): count for word, count in counts.most_common(CANDIDATE_TERMS)}  # one copy per word
+def _frequent(found: Words) -> tuple[tuple[str, ...], tuple[int, ...]]:
+    """The CANDIDATE_TERMS most frequent words of four letters or more, no stop words (candidates for
+    distinctive words), most frequent first, then by first use, and how often each is used. Counted by
+    hash: only the distinct words met before enough are found are made strings."""
+    if found.codes.size == 0:
+        return (), ()
+    _, firsts, counts = np.unique(found.codes, return_index=True, return_counts=True)
+    order = np.lexsort((firsts, -counts))
+    starts, ends = found.starts[firsts[order]].tolist(), found.ends[firsts[order]].tolist()
+    chosen: list[str] = []
+    numbers: list[int] = []
+    for start, end, count in zip(starts, ends, counts[order].tolist()):
+        word = found.data[start:end].decode("utf-8")
+        if _CANDIDATE[word]:
+            chosen.append(sys.intern(word))  # one copy per word
+            numbers.append(count)
+            if len(chosen) == CANDIDATE_TERMS:
+                break
+    return tuple(chosen), tuple(numbers)
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-import json
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -13,7 +12,7 @@ from itertools import groupby
 from .body import render_markdown
 from .config import SiteConfig
 from .models import ManifestFile, Page
-from .render import Renderer, builtin_templates
+from .render import Renderer, builtin_templates, to_json
 from .view import ManifestView, StoryView, Term, manifest_view
 
 SCHEMA_PATH = "schema/story.schema.json"
@@ -180,9 +179,9 @@ def site_plans(views: list[StoryView], pages: list[Page], renderer: Renderer, co
                    (listing.path, listing.description, listing.pager, marks(listing.stories, mark)),
                    partial(render, "list.html", listing=listing))
     yield Plan("stories.json", SITE_TOML, None, marks(newest_first(views), mark),
-               lambda: json.dumps(stories_data(views, config), indent=2, ensure_ascii=False) + "\n")
+               lambda: to_json(stories_data(views, config)))
     yield Plan(SCHEMA_PATH, "generator/view.py", None, (),
-               lambda: json.dumps(story_schema(config), indent=2, ensure_ascii=False) + "\n")
+               lambda: to_json(story_schema(config)))
     yield Plan("style.css", "templates/style.css", "style.css", (), partial(_stylesheet, renderer), rendered=False)
     yield Plan("404.html", "templates/404.html", "404.html", _link_items(links), partial(render, "404.html", pages=links))
     yield Plan(SEARCH_PATH.lstrip("/") + "index.html", "templates/search.html", "search.html", (),

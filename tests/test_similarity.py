@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -10,7 +12,7 @@ import numpy as np
 from generator.body import parse_body
 from generator.load import load_content
 from generator.similarity import (
-    CandidateIndex, Dated, bands, fingerprints, jaccard, repeats, shingles, words,
+    CandidateIndex, Dated, bands, fingerprints, jaccard, repeats, shingles, tokens, words,
 )
 from generator.related_stories import related_keys
 from tests.conftest import base_files, write_tree
@@ -56,6 +58,18 @@ NOON = dt.datetime(2026, 11, 20, 12, tzinfo=dt.timezone.utc)
 def test_words_drop_cite_markers_and_markdown_and_case():
     assert words("## The Vote\n\n**Nine** to 2 [cites: 123, 456] — [link](https://x.org).") == [
         "the", "vote", "nine", "to", "2", "link", "https", "x", "org"]
+
+
+def test_tokens_are_the_words_with_a_hash_that_is_the_same_in_every_process():
+    text = "Café «déjà» vu\u00a0naïve…word\u2009x\x1cy\x85z İstanbul [cites: m1] B300, 4.5% — the word ends."
+    found = tokens(text)
+    assert [found.word(i) for i in range(found.codes.size)] == words(text)
+    listed = words(text)
+    assert len(set(found.codes.tolist())) == len(set(listed))
+    assert tokens("word").codes[0] == found.codes[listed.index("word")] == found.codes[len(listed) - 2]
+    script = "from generator.similarity import tokens; print(tokens('provenance ledger').codes.tolist())"
+    other = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
+    assert other.strip() == str(tokens("provenance ledger").codes.tolist())  # not Python's salted hash
 
 
 def test_shingles_are_distinct_stable_and_short_text_is_one_shingle():
