@@ -45,7 +45,7 @@ def cold(site: Path) -> None:
     from generator.write import Pending
 
     for owner, names in ((prepare, ("prepare_story", "load_story", "parse_body", "local_findings", "features",
-                                    "story_sections", "_packed")),
+                                    "section_rows")),
                          (build, ("render_story", "render_plan", "story_view", "StoredView", "_kept", "unpacked"))):
         for name in names:
             timed(owner, name)

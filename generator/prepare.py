@@ -22,7 +22,7 @@ from .memo import Entry, Memo
 from .models import Finding, ManifestFile, Story, StoryFile
 from .related_stories import cited_ids
 from .similarity import Features, features
-from .view import Paragraph, SectionView, story_sections
+from .view import SectionView, section_rows, sections_of
 from .workers import Progress, no_cycle_collection, workers
 
 
@@ -173,7 +173,8 @@ def prepare_story(item: tuple[str, str]) -> Prepared:
     if not isinstance(story, Story):
         return Prepared(shown, story, findings, local, stamp=stamp, digest=code)
     spill = _JOB.get("spill")
-    sections = spill.put(_packed(story_sections(story, body, _JOB["manifests"]))) if spill is not None else None
+    sections = spill.put(pickle.dumps(section_rows(story, body, _JOB["manifests"]), protocol=pickle.HIGHEST_PROTOCOL)
+                         ) if spill is not None else None
     cited = cited_ids(body) | {i for fact in story.meta.key_facts for i in fact.cites}
     refs = cited | {entry.manifest for entry in story.meta.ledger}
     found = features(story.body)
@@ -186,16 +187,8 @@ def prepare_story(item: tuple[str, str]) -> Prepared:
 _JOB: dict = {}
 
 
-def _packed(sections: list[SectionView]) -> bytes:
-    """Rendered sections as plain tuples: a tenth of the time the models take to pickle and load."""
-    return pickle.dumps([(section.title, section.anchor, [(p.kind, p.markdown, p.html, p.cites) for p in section.paragraphs])
-                         for section in sections], protocol=pickle.HIGHEST_PROTOCOL)
-
-
 def unpacked(packed: bytes) -> list[SectionView]:
-    return [SectionView(title=title, anchor=anchor, paragraphs=[
-                Paragraph(kind=kind, markdown=markdown, html=html, cites=cites) for kind, markdown, html, cites in paragraphs])
-            for title, anchor, paragraphs in pickle.loads(packed)]
+    return sections_of(pickle.loads(packed))
 
 
 class Spilled(NamedTuple):

@@ -80,6 +80,17 @@ def human_time(value: str) -> str:
     return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M UTC")
 
 
+def current(canonical: str, url: str, section: bool = True) -> Markup:
+    """The aria-current attribute of a navigation link to `url` on the page at `canonical`: "page" on the
+    link to the page itself, "true" on the link to the section it is in (`section`), else none."""
+    if canonical == url:
+        return _PAGE
+    return _SECTION if section and canonical.startswith(url) else _NONE
+
+
+_PAGE, _SECTION, _NONE = Markup(' aria-current="page"'), Markup(' aria-current="true"'), Markup("")
+
+
 def to_data(value: Any) -> Any:
     return value.model_dump(mode="json", by_alias=True) if isinstance(value, BaseModel) else value
 
@@ -142,7 +153,7 @@ def make_environment(root: Path, config: SiteConfig) -> Environment:
         autoescape=select_autoescape(enabled_extensions=("html", "xml"), default_for_string=False),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
     )
-    env.filters.update(yaml=yaml_scalar, yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell,
+    env.filters.update(current=current, yaml=yaml_scalar, yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell,
                        month_day_time=month_day_time, human_time=human_time, tojson_pretty=to_json,
                        json_ld=json_ld, news_article=lambda story: news_article(story, config))
     env.globals.update(site=config, base_path=urlsplit(config.root_url).path)

@@ -262,18 +262,25 @@ def _frequent(found: Words) -> tuple[tuple[str, ...], tuple[int, ...]]:
     hash: only the distinct words met before enough are found are made strings."""
     if found.codes.size == 0:
         return (), ()
-    _, firsts, counts = np.unique(found.codes, return_index=True, return_counts=True)
-    order = np.lexsort((firsts, -counts))
-    starts, ends = found.starts[firsts[order]].tolist(), found.ends[firsts[order]].tolist()
+    codes = found.codes
+    ordered = np.argsort(codes)
+    groups = np.flatnonzero(np.concatenate(([True], codes[ordered[1:]] != codes[ordered[:-1]])))
+    counts = np.diff(np.append(groups, codes.size))
+    firsts = np.minimum.reduceat(ordered, groups)  # where each distinct word is first used
+    order = np.argsort((counts.max() - counts) * codes.size + firsts)  # most used first, then first used
     chosen: list[str] = []
     numbers: list[int] = []
-    for start, end, count in zip(starts, ends, counts[order].tolist()):
-        word = found.data[start:end].decode("utf-8")
-        if _CANDIDATE[word]:
-            chosen.append(sys.intern(word))  # one copy per word
-            numbers.append(count)
-            if len(chosen) == CANDIDATE_TERMS:
-                break
+    step = 2 * CANDIDATE_TERMS  # most of the words looked at are taken: take them out a few at a time
+    for begin in range(0, order.size, step):
+        part = order[begin: begin + step]
+        at = firsts[part]
+        for start, end, count in zip(found.starts[at].tolist(), found.ends[at].tolist(), counts[part].tolist()):
+            word = found.data[start:end].decode("utf-8")
+            if _CANDIDATE[word]:
+                chosen.append(sys.intern(word))  # one copy per word
+                numbers.append(count)
+                if len(chosen) == CANDIDATE_TERMS:
+                    return tuple(chosen), tuple(numbers)
     return tuple(chosen), tuple(numbers)
 
 

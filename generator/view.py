@@ -242,17 +242,28 @@ def ledger_rows(story: Story, manifests: dict[str, ManifestFile], config: SiteCo
 
 def story_sections(story: Story, body: Body, manifests: dict[str, ManifestFile]) -> list[SectionView]:
     """The body as rendered sections: cite markers numbered by ledger order, titled by their manifest."""
+    return sections_of(section_rows(story, body, manifests))
+
+
+SectionRow = tuple[str | None, str | None, list[tuple[str, str, str, list[str]]]]
+
+
+def section_rows(story: Story, body: Body, manifests: dict[str, ManifestFile]) -> list[SectionRow]:
+    """story_sections as plain tuples, (title, anchor, [(kind, markdown, html, cites)]): what a build keeps
+    between reading a story and rendering its page (quicker to make, pickle and load than the models)."""
     env = {"sources": {}}
     for number, entry in enumerate(story.meta.ledger, start=1):
         found = manifests.get(entry.manifest)
         env["sources"][entry.manifest] = (number, found.manifest.title if found else entry.manifest)
-    return [
-        SectionView(title=section.title, anchor=section.anchor, paragraphs=[
-            Paragraph(kind=block.kind, markdown=block.markdown, html=render_block(block, env), cites=block.cited_ids)
-            for block in section.blocks
-        ])
-        for section in body.sections
-    ]
+    return [(section.title, section.anchor,
+             [(block.kind, block.markdown, render_block(block, env), block.cited_ids) for block in section.blocks])
+            for section in body.sections]
+
+
+def sections_of(rows: list[SectionRow]) -> list[SectionView]:
+    return [SectionView(title=title, anchor=anchor, paragraphs=[
+                Paragraph(kind=kind, markdown=markdown, html=html, cites=cites) for kind, markdown, html, cites in paragraphs])
+            for title, anchor, paragraphs in rows]
 
 
 def _verify(config: SiteConfig, ids: list[str]) -> Verify | None:
