@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import random
 from decimal import Decimal
 
 import pytest
 
-from generator.figures import figures, numbers
+from generator.figures import _NUMBER, figures, numbers
 
 FIGURES = [
     ("33,540", "33,540", "33540"),
@@ -60,3 +61,12 @@ def test_numbers_include_the_small_ones_a_claim_states():
 def test_offsets_point_into_the_text():
     text = "From $612 to $654 a year, 6.8% more."
     assert [(f.offset, text[f.offset]) for f in figures(text)] == [(5, "$"), (13, "$"), (26, "6")]
+
+
+def test_numbers_are_found_where_the_whole_pattern_would_find_them():
+    """Numbers are looked for only where a sign or digit stands: the same matches as trying every position."""
+    rng = random.Random(3)
+    alphabet = "0123456789,.$€£%x×kmbtKMBT -/A_é\n"
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
+        assert [m.span() for m in _NUMBER.finditer(text)] == [(f.offset, f.offset + len(f.text)) for f in numbers(text)]
