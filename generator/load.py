@@ -5,6 +5,7 @@ from __future__ import annotations
 import difflib
 import functools
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -136,7 +137,7 @@ def split_front_matter(text: str) -> tuple[str, int, str, int] | None:
     """(front matter, its line offset, body, its line offset), or None without a front-matter block."""
     if not _HANDLER.detect(text):
         return None
-    bounds = list(_HANDLER.FM_BOUNDARY.finditer(text))
+    bounds = list(itertools.islice(_HANDLER.FM_BOUNDARY.finditer(text), 2))  # not every rule in the body
     if len(bounds) < 2 or bounds[0].start() != 0:
         return None
     first, second = bounds[0], bounds[1]
@@ -151,7 +152,7 @@ def parse_yaml(text: str, shown: str, offset: int) -> tuple[Any, SourceMap, list
     loader = _LOADER(text)
     try:
         node = loader.get_single_node()
-        data = loader.construct_document(node) if node is not None else None
+        data = _constructed(node, loader) if node is not None else None
     except yaml.MarkedYAMLError as err:
         mark = err.problem_mark or err.context_mark
         line, col = (offset + mark.line + 1, mark.column + 1) if mark else (offset + 1, 1)
@@ -168,6 +169,38 @@ def parse_yaml(text: str, shown: str, offset: int) -> tuple[Any, SourceMap, list
     if node is not None:
         _record(node, (), source, offset, findings)
     return data, source, findings
+
+
+_STR, _MAP, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+
+
+def _constructed(node: yaml.Node, loader: yaml.BaseLoader) -> Any:
+    """What loader.construct_document(node) gives, built directly for plain mappings, lists and scalars (the
+    safe constructor's generators cost more than the parse); anything else (merge keys, other tags, keys
+    that are not scalars) goes through the constructor itself."""
+    try:
+        return _built(node, loader)
+    except _Unusual:
+        return loader.construct_document(node)
+
+
+class _Unusual(Exception):
+    pass
+
+
+def _built(node: yaml.Node, loader: yaml.BaseLoader) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        return node.value if node.tag == _STR else loader.construct_object(node)
+    if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
+        mapping = {}
+        for key, value in node.value:
+            if not isinstance(key, yaml.ScalarNode) or key.tag not in (_STR, "tag:yaml.org,2002:int"):
+                raise _Unusual
+            mapping[_built(key, loader)] = _built(value, loader)
+        return mapping
+    if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ:
+        return [_built(item, loader) for item in node.value]
+    raise _Unusual
 
 
 def _record(node: yaml.Node, loc: Loc, source: SourceMap, offset: int, findings: list[Finding]) -> None:

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+import yaml
+
 from generator.load import load_content, load_manifest, load_story, parse_yaml, split_front_matter
 from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
 
@@ -89,3 +92,21 @@ def test_missing_site_toml_is_a_finding(tmp_path):
     content = load_content(tmp_path)
     assert content.config is None
     assert [f.code for f in content.findings] == ["LP002"]
+
+
+@pytest.mark.parametrize("text", [
+    "a: 1\nb: [1, 2.5, true, null, 2024-01-01, 2024-01-01T10:00:00Z]\nc: {x: 'y', 3: z}\n",
+    "<<: {a: 1}\nb: 2\n", "a: &x [1]\nb: *x\n", "? [1, 2]\n: v\n", "- !!set {a, b}\n", "a: !!binary aGVsbG8=\n",
+    "x: 1\nx: 2\n", "a: 0x1F\nb: 1_000\nc: .inf\nd: ~\n", "1: a\nnull: b\ntrue: c\n", "title: 'Quoted'\nn: '5'\n",
+])
+def test_front_matter_values_are_those_of_the_safe_loader(text: str):
+    """Plain mappings, lists and scalars are built straight from the parsed nodes; the rest (merge keys,
+    tags, keys that are not scalars) by PyYAML's safe constructor: either way, what yaml.safe_load gives."""
+    try:
+        expected = yaml.safe_load(text)
+    except yaml.YAMLError:
+        data, _, findings = parse_yaml(text, "x.md", 0)
+        assert data is None and [f.code for f in findings] == ["LP001"]
+        return
+    data, _, _ = parse_yaml(text, "x.md", 0)
+    assert data == expected and type(data) is type(expected)
