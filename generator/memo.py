@@ -1,7 +1,8 @@
 """What the last good build knew, kept for the next one: per story, what it was read and rendered from and
-what came of it; per site page, what it was made from. Saved in .ledgerpress-cache/ as a pickle signed
-with a key that never leaves this user's own cache folder, so a cache that arrives with a checkout (or is
-damaged) is ignored, never unpickled."""
+what came of it; per site page, what it was made from. Saved in .ledgerpress-cache/memo-<options>/ as
+pickles: the story entries in shards named by their digest (an edit writes one shard again, not the whole
+memo) and a head naming them, signed with a key that never leaves this user's own cache folder, so a cache
+that arrives with a checkout (or is damaged) is ignored, never unpickled."""
 
 from __future__ import annotations
 
@@ -163,6 +164,7 @@ def save_memo(root: Path, memo: Memo) -> None:
     _write(folder / HEAD, [FORMAT, hmac.new(secret, body, hashlib.sha256).digest(), body])
     for stale in set(os.listdir(folder)) - {HEAD, *names.values()}:  # shards no head names any longer
         (folder / stale).unlink(missing_ok=True)
+    (folder.parent / f"{folder.name}.pickle").unlink(missing_ok=True)  # the one-file memo of earlier versions
 
 
 def _write(path: Path, parts: list[bytes]) -> None:
