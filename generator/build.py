@@ -116,9 +116,9 @@ class _Render:
         site = self.site_key(ordered)
         if self.memo is not None and self.memo.site == site and self.reusable(
                 [(path, code) for path, (_, code, _) in self.memo.pages.items()]):
-            for path, (inputs, code, source) in self.memo.pages.items():  # no listed view, manifest or page moved
-                self.pages[path] = (inputs, code, source)
-                self.add(path, self.kept(path, code), source)
+            self.pages.update(self.memo.pages)  # no listed view, manifest or page moved
+            for path, (_, code, source) in self.memo.pages.items():
+                self.keep(path, code, source)
         else:
             mark = operator.attrgetter("mark")
             self.site([*site_plans(ordered, self.checked.content.pages, self.renderer, self.index.config, mark),
@@ -177,7 +177,7 @@ class _Render:
                     self.entries[story.path] = before  # the very entry the memo had: its shard need not be saved
                 views[story.path] = before.view
                 for path, code in before.outputs:
-                    self.add(path, self.kept(path, code), story.path)
+                    self.keep(path, code, story.path)
             else:
                 todo.append((story, keys))
         if todo:
@@ -243,7 +243,7 @@ class _Render:
             before = self.memo.pages.get(plan.path) if self.memo is not None else None
             if before is not None and before[0] == inputs and self.reusable([(plan.path, before[1])]):
                 self.pages[plan.path] = before
-                self.add(plan.path, self.kept(plan.path, before[1]), plan.source)
+                self.keep(plan.path, before[1], plan.source)
             else:
                 todo.append((plan, inputs))
         self.renderer.load(plan.template for plan, _ in todo if plan.template and plan.rendered)
@@ -274,8 +274,15 @@ class _Render:
             return all(code for _, code in outputs)
         return self.reuse is not None and all(path in self.reuse for path, _ in outputs)
 
-    def kept(self, path: str, code: str) -> bytes | Kept:
-        return Kept(code, False) if self.sink is not None else self.reuse[path]
+    def keep(self, path: str, code: str, source: str) -> None:
+        """Record one output taken as it was (as add() does, without making a Kept for it: thousands a build)."""
+        if self.sink is None:
+            self.add(path, self.reuse[path], source)
+        elif path in self.sources:
+            self.add(path, Kept(code, False), source)  # the LP011
+        else:
+            self.sources[path] = source
+            self.result.digests[path] = code
 
     def add(self, path: str, data: bytes | Kept, source: str) -> None:
         """Record one output; a second claim on a path is an LP011 against the later source."""
