@@ -30,9 +30,9 @@ TIME = "/usr/bin/time"
 REPO = Path(__file__).resolve().parent.parent
 
 
-def timed(command: list[str]) -> tuple[float, int]:
-    """(wall seconds, peak RSS in MB) of one run of command."""
-    done = subprocess.run([TIME, "-v", *command], capture_output=True, text=True)
+def timed(command: list[str], cwd: Path | None = None) -> tuple[float, int]:
+    """(wall seconds, peak RSS in MB) of one run of command (in folder cwd)."""
+    done = subprocess.run([TIME, "-v", *command], capture_output=True, text=True, cwd=cwd)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
     wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", done.stderr)

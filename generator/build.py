@@ -66,7 +66,7 @@ def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jo
     next one; outputs the memo shows unchanged are not rendered again: with a sink they are left where they
     are, in memory they are taken from `reuse` (the last build's files)."""
     started = time.perf_counter()
-    sections = Spill()
+    sections = Spill(root)
     try:
         with no_cycle_collection():
             checked = check_site(root, drafts=drafts, base_url=base_url, jobs=jobs, progress=progress,

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 from .body import parse_body
-from .cache import digest, key_of
+from .cache import CACHE_DIR, digest, key_of
 from .checks import Report, SiteIndex, local_findings, run_checks
 from .config import CONFIG_NAME
 from .load import Content, add_story, load_content, load_story, story_files
@@ -202,10 +202,15 @@ class Spilled(NamedTuple):
 class Spill:
     """Rendered story bodies waiting for their pages: each process that renders bodies appends them to a
     scratch file of its own, and the process that renders a page reads its body back. A large site's bodies
-    are hundreds of megabytes: they wait in the page cache, not in the build's memory. close() removes them."""
+    are a gigabyte: they wait on disk (in the page cache), not in the build's memory, in a folder of the
+    site's .ledgerpress-cache/ (the system's temporary folder if that cannot be made). close() removes them."""
 
-    def __init__(self) -> None:
-        self.folder = tempfile.mkdtemp(prefix="ledgerpress-bodies-")
+    def __init__(self, root: Path) -> None:
+        try:
+            (root / CACHE_DIR).mkdir(exist_ok=True)
+            self.folder = tempfile.mkdtemp(prefix="bodies-", dir=root / CACHE_DIR)
+        except OSError:
+            self.folder = tempfile.mkdtemp(prefix="ledgerpress-bodies-")
         self.refs: dict[str, Spilled] = {}
         self._writer: tuple[int, str, int] | None = None  # (process id, file, descriptor) of this process
         self._readers: dict[str, int] = {}

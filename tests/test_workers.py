@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import shutil
 from pathlib import Path
 
 from generator import workers as workers_module
@@ -35,24 +37,18 @@ def test_map_keeps_order_and_default_jobs_counts_cores(monkeypatch):
     assert default_jobs() >= 1 and workers_module.workers(None).jobs == default_jobs()
 
 
-def test_bodies_wait_in_scratch_files_that_every_build_removes(monkeypatch, tmp_path: Path, site: Path):
-    """Rendered bodies wait for their pages in scratch files (one per worker), not in memory; the files go
-    when the build ends, whether it built or refused."""
+def test_bodies_wait_in_scratch_files_that_every_build_removes(monkeypatch, tmp_path: Path):
+    """Rendered bodies wait for their pages in scratch files (one per worker) under .ledgerpress-cache/, not
+    in memory; the files go when the build ends, whether it built or refused."""
     monkeypatch.setattr(Workers, "MIN_PER_JOB", 1)
-    scratch = tmp_path / "scratch"
-    scratch.mkdir()
-    monkeypatch.setenv("TMPDIR", str(scratch))
-    import tempfile
-    monkeypatch.setattr(tempfile, "tempdir", None)  # read TMPDIR again
-    made, real = [], tempfile.mkdtemp
-    monkeypatch.setattr(tempfile, "mkdtemp", lambda **kw: made.append(real(**kw)) or made[-1])
-    spilled, put = [], Spill.put
-    monkeypatch.setattr(Spill, "put", lambda self, data: spilled.append(put(self, data)) or spilled[-1])
-    assert build_site(REPO, jobs=1, search=False).ok
-    assert made and Path(made[0]).parent == scratch and spilled and Path(spilled[0].name).parent == Path(made[0])
-    assert build_site(REPO, jobs=2, search=False).ok
-    assert list(scratch.iterdir()) == []
-    story = site / "content/stories/2026-11-21/council-funds-the-quay-street-busway.md"
-    story.write_text(story.read_text().replace("newsroom: city", "newsroom: nowhere", 1))
+    site = tmp_path / "site"
+    shutil.copytree(REPO / "content", site / "content")
+    seen, close = [], Spill.close
+    monkeypatch.setattr(Spill, "close", lambda self: seen.append(sorted(os.listdir(self.folder))) or close(self))
+    cache = site / ".ledgerpress-cache"
+    assert build_site(site, jobs=2, search=False).ok
+    assert len(seen[-1]) == 2 and list(cache.iterdir()) == []  # a file from each of the two workers, then none
+    story = next((site / "content/stories").glob("*/*.md"))
+    story.write_text(story.read_text().replace("\nnewsroom: ", "\nnewsroom: nowhere-", 1))
     assert not build_site(site, jobs=2, search=False).ok
-    assert list(scratch.iterdir()) == []
+    assert list(cache.iterdir()) == []

@@ -1,0 +1,83 @@
+"""Compare this working tree with another revision on the same corpus, runs interleaved.
+
+    python benchmarks/bench_compare.py 12008a0 --stories 4000 --runs 3          # cold builds
+    python benchmarks/bench_compare.py 12008a0 --stories 4000 --runs 7 --edit   # one-story rebuilds
+
+This machine's speed drifts by more than half within minutes (a fixed Python loop takes 0.6 s or 1.1 s
+depending on when it runs), so figures taken minutes apart are hard to compare. Here each run of the
+revision is followed at once by a run of the working tree, each on its own copy of the corpus, and the
+ratio of the two medians is printed with them. The revision is checked out with `git worktree` into the
+work folder and run from there (`python -m generator` in a folder takes that folder's package first).
+Cold builds write to the corpus' own public/ (on disk, as a user's would); timings are printed, never
+asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_build import REPO, corpus, edit_one, timed  # noqa: E402
+
+
+def checkout(revision: str, work: Path) -> Path:
+    folder = work / f"rev-{revision}"
+    if not folder.exists():
+        subprocess.run(["git", "-C", str(REPO), "worktree", "add", "--detach", str(folder), revision], check=True,
+                       capture_output=True)
+    return folder
+
+
+def copy_of(site: Path, name: str) -> Path:
+    copy = site.with_name(f"{site.name}-{name}")
+    if not copy.exists():
+        shutil.copytree(site / "content", copy / "content")
+    return copy
+
+
+def run(code: Path, site: Path) -> float:
+    """One build of site by the generator in folder `code` (its own package comes first from there)."""
+    return timed([sys.executable, "-m", "generator", "build", "--root", str(site), "--no-search"], cwd=code)[0]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("revision")
+    parser.add_argument("--stories", type=int, default=4000)
+    parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--edit", action="store_true", help="time one-story rebuilds instead of cold builds")
+    parser.add_argument("--work", type=Path, default=Path("/tmp/lp-bench"))
+    args = parser.parse_args()
+    args.work.mkdir(parents=True, exist_ok=True)
+    base = corpus(args.work, args.stories)
+    codes = {"revision": checkout(args.revision, args.work), "working tree": REPO}
+    sites = {name: copy_of(base, name.replace(" ", "-")) for name in codes}
+    for code in codes.values():
+        subprocess.run([sys.executable, "-m", "compileall", "-q", str(code / "generator")], check=True)
+    times: dict[str, list[float]] = {name: [] for name in codes}
+    if args.edit:
+        for name in codes:  # up to date, with a memo, before the timed edits
+            run(codes[name], sites[name])
+    for number in range(args.runs):
+        for name, code in codes.items():
+            site = sites[name]
+            if args.edit:
+                edit_one(site, number + time.time_ns() % 40)
+            else:
+                shutil.rmtree(site / "public", ignore_errors=True)
+                shutil.rmtree(site / ".ledgerpress-cache", ignore_errors=True)
+            times[name].append(run(code, site))
+    kind = "one-story rebuild" if args.edit else "cold build"
+    for name, found in times.items():
+        print(f"{name:13} {kind}: median {statistics.median(found):.2f} s ({', '.join(f'{t:.2f}' for t in found)})")
+    print(f"ratio working tree / revision: {statistics.median(times['working tree']) / statistics.median(times['revision']):.2f}")
+
+
+if __name__ == "__main__":
+    main()
