@@ -160,9 +160,16 @@ class _Render:
             before = memo.stories.get(story.path) if memo else None
             passed = self.checked.report.passed.get(story.path, [])
             if before is not None and story.path not in self.checked.fresh:
+                unmoved = (same_templates and keys is not None and before.related == keys and before.passed == passed
+                           and fresh.isdisjoint(keys))  # nothing its variants are made from moved
+                if (unmoved and before.render and self.checked.prepared[story.path] is before.prepared
+                        and self.reusable(before.outputs)):  # the memo's entry holds as it is (most of them)
+                    self.entries[story.path], views[story.path] = before, before.view
+                    for path, code in before.outputs:
+                        self.keep(path, code, story.path)
+                    continue
                 entry = Entry(self.checked.prepared[story.path], before.deps)  # as the memo read it: a brief
-                if (same_templates and keys is not None and before.related == keys and before.passed == passed
-                        and fresh.isdisjoint(keys)):  # nothing its variants are made from moved
+                if unmoved:
                     entry.render = before.render
             else:
                 prepared = self.checked.prepared[story.path]

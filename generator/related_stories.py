@@ -149,8 +149,10 @@ class RelatedIndex:
         idf = _idf(self.documents, len(self.keys))
         for i, story in edited:
             self.found[i] = known[story.path]
-        ranked = {i: _top(self.found[i], idf) for i in range(len(self.keys))
-                  if i in words_before or not moved_words.isdisjoint(self.found[i].words)}
+        touched = set(words_before)
+        if moved_words:  # every story holding a word whose document count moved is ranked again
+            touched.update(i for i in range(len(self.keys)) if not moved_words.isdisjoint(self.found[i].words))
+        ranked = {i: _top(self.found[i], idf) for i in sorted(touched)}
         new_cited = {i: _cited(story, cited.get(story.path)) for i, story in edited}
         moved = {self.keys[i] for i in words_before} | {self.keys[i] for i, terms in ranked.items() if terms != self.terms[i]}
         affected = set(moved).union(*(self.reach(key) for key in moved))

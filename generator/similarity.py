@@ -284,11 +284,10 @@ def _frequent(found: Words) -> tuple[tuple[str, ...], tuple[int, ...]]:
     return tuple(chosen), tuple(numbers)
 
 
-@dataclass(frozen=True)
-class Dated:
+class Dated(NamedTuple):
     """A body to compare, with what names it and when it was published; `text` may be a function that reads
     it (only the few bodies with candidates are read), and `mark` a digest of it, under which its exact
-    similarity to another marked body is remembered."""
+    similarity to another marked body is remembered. (A named tuple: every build makes one per story.)"""
 
     key: str
     published: dt.datetime
