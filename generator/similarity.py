@@ -59,6 +59,7 @@ class Words(NamedTuple):
 
 
 def tokens(text: str) -> Words:
+    """The words of `words(text)`, found as the runs of bytes between spaces and punctuation."""
     text = CITE.sub(" ", text).lower()
     if not text.isascii():
         text = _WIDE_BREAK.sub(" ", text)
@@ -75,7 +76,7 @@ def _hashes(data: bytes, starts: np.ndarray, ends: np.ndarray) -> np.ndarray:
     then the splitmix64 finalizer; never 0."""
     powers, inverse = _powers(len(data) + 1)
     prefix = np.zeros(len(data) + 1, dtype=np.uint64)
-    np.cumsum((np.frombuffer(data, dtype=np.uint8) + np.uint64(1)) * powers[:len(data)], out=prefix[1:])
+    np.cumsum((np.frombuffer(data, dtype=np.uint8).astype(np.uint64) + 1) * powers[:len(data)], out=prefix[1:])
     value = (prefix[ends] - prefix[starts]) * inverse[starts] + (ends - starts).astype(np.uint64) * _MIX[0]
     value ^= value >> np.uint64(30)
     value *= np.uint64(0xBF58476D1CE4E5B9)
