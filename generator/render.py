@@ -43,10 +43,18 @@ def template_dirs(root: Path) -> list[Path]:
     return [own, ours] if own.is_dir() and own.resolve() != ours.resolve() else [ours]
 
 
+# Text that YAML can only read back as itself when written plain: a letter first, then letters, digits and
+# punctuation that means nothing here (no ": ", no " #", no quote or bracket first), not a YAML 1.1 word.
+_PLAIN = re.compile(r"[A-Za-z](?:[A-Za-z0-9 .,;()'/_+%&?=-]|:(?! ))*[A-Za-z0-9.,;()'/_+%&?=-]|[A-Za-z]")
+_WORDS = frozenset("y n yes no on off true false null".split())
+
+
 @functools.lru_cache(maxsize=4096)
 def yaml_scalar(value: str) -> str:
     """A YAML scalar that reads back as exactly this string: plain when safe, else double-quoted."""
     text = str(value)
+    if _PLAIN.fullmatch(text) and text.lower() not in _WORDS:  # most titles and URLs: no need to ask the parser
+        return text
     if text and text.isprintable() and text == text.strip():
         try:
             if yaml.load(f"k: {text}", Loader=_YAML_LOADER) == {"k": text}:

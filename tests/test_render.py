@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import random
 
 import yaml
 from hypothesis import given
@@ -51,3 +52,15 @@ def test_referenced_templates_are_found_as_jinja_finds_them():
                    '{% include "a.html" ignore missing %}', '{% include "a" ~ x %}', "no tags at all"]:
         assert sorted(referenced_templates(source), key=str) == sorted(
             meta.find_referenced_templates(env.parse(source)), key=str), source
+
+
+def test_yaml_scalars_written_plain_without_the_parser_read_back_as_themselves():
+    """Most titles and URLs are written plain without asking PyYAML: every such string must read back as
+    itself, exactly as when the parser decides."""
+    rng = random.Random(5)
+    alphabet = "aAyYnNoOtT01 .,;:()'/_+%&?=-#\"[]{}!*|>@`~é"
+    samples = ["yes", "No", "ON", "Null", "y", "x", "https://a.org/b?c=d&e=f#g", "a: b", "a:b", "a #b", "Don't", "a:"]
+    samples += ["".join(rng.choice(alphabet) for _ in range(rng.randint(1, 8))) for _ in range(30000)]
+    for text in samples:
+        written = yaml_scalar(text)
+        assert yaml.safe_load(f"k: {written}") == {"k": text}, (text, written)
