@@ -71,7 +71,13 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
             click.echo(line, err=True)
         click.echo(_built_line(state.summary, time.perf_counter() - started, target, "up to date: "), err=True)
         return
-    _build(root, target, key, state, inputs, drafts, jobs, base_url, not no_search, started)
+    enabled = gc.isenabled()
+    gc.disable()  # importing the generator makes some hundred thousand objects and no garbage to collect
+    try:
+        _build(root, target, key, state, inputs, drafts, jobs, base_url, not no_search, started)
+    finally:
+        if enabled:
+            gc.enable()
 
 
 def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], drafts: bool, jobs: int | None,

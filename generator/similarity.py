@@ -317,6 +317,12 @@ class RepeatIndex:
         found = [known[item.key] if known and item.key in known else features(item.read()) for item in self.items]
         self.candidates = CandidateIndex([f.sketch for f in found], [f.empty for f in found], threshold)
 
+    def __getstate__(self) -> dict:  # kept between builds: update() needs only each item's key and time
+        return {**vars(self), "items": [(item.key, item.published) for item in self.items]}
+
+    def __setstate__(self, state: dict) -> None:
+        vars(self).update(state, items=[Dated(key, published, "") for key, published in state["items"]])
+
     def update(self, items: Sequence[Dated], known: Mapping[str, Features], changed: Collection[str]) -> bool:
         """Take in these items, the same keys at the same times, of which only `changed` have new texts;
         False, and nothing done, when they are not the same keys at the same times."""

@@ -59,3 +59,21 @@ def test_lp040_as_a_warning_prints_but_does_not_fail(tmp_path: Path):
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [f"{COPY_PATH}:2:1: LP040 repeats {STORY_PATH} (similarity 0.82, "
                                           "threshold 0.6) (warning)"]
+
+
+def test_a_rebuild_from_the_memo_finds_the_repeats_a_cold_check_finds(tmp_path: Path):
+    """The candidate index kept in the memo (items by key and time only) is updated after an edit: the
+    rebuild reports what a check of the same files from scratch reports."""
+    root = write_tree(tmp_path, {**base_files(), COPY_PATH: COPY, OTHER_PATH: OTHER,
+                                 "content/site.toml": SITE_TOML + '\n[checks]\nLP040 = "warning"\n'})
+    runner = CliRunner()
+    assert runner.invoke(cli, ["build", "--root", str(root), "--no-search"]).exit_code == 0
+    for old, new in (("Two members of the council voted against the plan.", "Two councillors voted against it."),
+                     ("The council gave no date.", "The council has not given a date.")):
+        for path in (COPY_PATH, OTHER_PATH):
+            story = root / path
+            story.write_text(story.read_text().replace(old, new))
+        result = runner.invoke(cli, ["build", "--root", str(root), "--no-search"])
+        assert result.exit_code == 0, result.output
+        reported = [line.removesuffix(" (warning)") for line in result.stderr.splitlines() if "LP040" in line]
+        assert reported == _lp040(root) and reported
