@@ -318,7 +318,8 @@ class Preview:
         previous = signal.signal(signal.SIGINT, _interrupt) if handle else None
         try:
             self.start()
-            self._stop.wait()
+            while not self._stop.wait(0.25):  # timed: the kernel may hand Ctrl-C to another thread, and Python
+                pass                          # runs the handler only when the main thread next wakes
         except KeyboardInterrupt:
             pass
         finally:
