@@ -79,11 +79,13 @@ def md_cell(value: str) -> str:
     return md_text(value).replace("|", "\\|").replace("\n", " ")
 
 
+@functools.lru_cache(maxsize=1 << 14)  # pages repeat the same times (a story's, a manifest's) many times
 def month_day_time(value: str) -> str:
     """2026-10-19T00:00:00Z -> 10-19 00:00, the ledger's Published column."""
     return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).strftime("%m-%d %H:%M")
 
 
+@functools.lru_cache(maxsize=1 << 14)
 def human_time(value: str) -> str:
     return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M UTC")
 
