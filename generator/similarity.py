@@ -235,10 +235,6 @@ class Features(NamedTuple):
     words: tuple[str, ...]
     numbers: tuple[int, ...]
 
-    @property
-    def counts(self) -> dict[str, int]:
-        return dict(zip(self.words, self.numbers))
-
     def interned(self) -> Features:
         """The same, its words the one copy this process keeps of each (they arrive from workers as copies;
         shared, they are pickled once per memo)."""
