@@ -113,7 +113,7 @@ def to_json(value: Any) -> str:
 
 def json_ld(value: Any) -> Markup:
     """JSON for a <script> element: '<', '>' and '&' escaped so no text can close the element."""
-    text = json.dumps(to_data(value), ensure_ascii=False, indent=None, separators=(",", ":"))
+    text = orjson.dumps(to_data(value)).decode("utf-8")  # json.dumps(ensure_ascii=False, separators=(",", ":"))
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
 
 
@@ -162,6 +162,7 @@ def make_environment(root: Path, config: SiteConfig) -> Environment:
         loader=ChoiceLoader([FileSystemLoader(str(path)) for path in template_dirs(root)]), bytecode_cache=COMPILED,
         autoescape=select_autoescape(enabled_extensions=("html", "xml"), default_for_string=False),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
+        auto_reload=False,  # an environment lives for one build: templates are not edited under it
     )
     env.filters.update(current=current, yaml=yaml_scalar, yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell,
                        month_day_time=month_day_time, human_time=human_time, tojson_pretty=to_json,

@@ -42,6 +42,13 @@ def test_json_ld_cannot_close_the_script():
     assert "</script>" not in text and json.loads(text)["headline"].startswith("</script>")
 
 
+@given(st.recursive(st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1) | st.text(),
+                    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4)))
+def test_json_ld_writes_what_json_dumps_writes(value):
+    expected = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+    assert str(json_ld(value)) == expected.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 def test_referenced_templates_are_found_as_jinja_finds_them():
     from jinja2 import Environment, meta
 
