@@ -19,6 +19,7 @@ _NUMBER = re.compile(r"""
 """, re.VERBOSE)
 _SIGNS = frozenset("%$€£x×")
 _START = re.compile(r"[$€£\d]")  # where a number may start: found far faster than _NUMBER tries each position
+_START_ASCII = re.compile(r"[$0-9]")  # the same in ASCII text (most of it), where a bitmap test is twice as fast
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ def numbers(text: str) -> list[Figure]:
 
 def _matches(text: str) -> Iterator[re.Match[str]]:
     """_NUMBER.finditer(text), trying _NUMBER only where a sign or a digit stands."""
-    search, match = _START.search, _NUMBER.match
+    search, match = (_START_ASCII if text.isascii() else _START).search, _NUMBER.match
     position = 0
     while (start := search(text, position)) is not None:
         found = match(text, start.start())

@@ -9,7 +9,7 @@ import json
 import re
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 import orjson
@@ -101,6 +101,34 @@ def current(canonical: str, url: str, section: bool = True) -> Markup:
 _PAGE, _SECTION, _NONE = Markup(' aria-current="page"'), Markup(' aria-current="true"'), Markup("")
 
 
+class NavLink(NamedTuple):
+    """A link of the site's navigation: its text, its href (under base_path) and its absolute URL (what
+    `current` compares a page's canonical URL with)."""
+
+    name: str
+    href: str
+    url: str
+
+
+class Navigation(NamedTuple):
+    """The sections every page links to, made once a build (templates read it as `nav`)."""
+
+    latest: NavLink
+    newsrooms: list[NavLink]
+    editions: NavLink
+    beats: list[NavLink]
+
+
+def navigation(config: SiteConfig) -> Navigation:
+    base = urlsplit(config.root_url).path
+
+    def link(name: str, path: str) -> NavLink:
+        return NavLink(name, base + path, config.url(path))
+
+    return Navigation(link("Latest", "/"), [link(name, f"/newsrooms/{slug}/") for slug, name in config.newsrooms.items()],
+                      link("Editions", "/editions/"), [link(name, f"/beats/{slug}/") for slug, name in config.beats.items()])
+
+
 def to_data(value: Any) -> Any:
     return value.model_dump(mode="json", by_alias=True) if isinstance(value, BaseModel) else value
 
@@ -167,7 +195,7 @@ def make_environment(root: Path, config: SiteConfig) -> Environment:
     env.filters.update(current=current, yaml=yaml_scalar, yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell,
                        month_day_time=month_day_time, human_time=human_time, tojson_pretty=to_json,
                        json_ld=json_ld, news_article=lambda story: news_article(story, config))
-    env.globals.update(site=config, base_path=urlsplit(config.root_url).path)
+    env.globals.update(site=config, base_path=urlsplit(config.root_url).path, nav=navigation(config))
     return env
 
 

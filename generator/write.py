@@ -118,8 +118,7 @@ class Pending:
         if folder not in self._made:  # each folder once: creating one costs as much as writing a file here
             os.makedirs(folder, exist_ok=True)
             self._made.add(folder)
-        with open(target, "wb") as out:
-            out.write(data)
+        _write(target, data)
         return True
 
     def read(self, path: str, written: bool) -> bytes:
@@ -160,6 +159,17 @@ class Pending:
 
     def abort(self) -> None:
         shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _write(path: str, data: bytes) -> None:
+    """A new file with these bytes, in three system calls (open() makes six: this machine writes thousands)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | getattr(os, "O_CLOEXEC", 0), 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(descriptor, view):]
+    finally:
+        os.close(descriptor)
 
 
 def _prune(out: Path, folder: Path) -> None:

@@ -64,9 +64,10 @@ def test_offsets_point_into_the_text():
 
 
 def test_numbers_are_found_where_the_whole_pattern_would_find_them():
-    """Numbers are looked for only where a sign or digit stands: the same matches as trying every position."""
+    """Numbers are looked for only where a sign or digit stands (in ASCII text, by a quicker pattern): the same
+    matches as trying every position."""
     rng = random.Random(3)
-    alphabet = "0123456789,.$€£%x×kmbtKMBT -/A_é\n"
+    alphabet = "0123456789,.$€£%x×kmbtKMBT -/A_é٣\n"  # ٣: a digit outside ASCII
     for _ in range(5000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         assert [m.span() for m in _NUMBER.finditer(text)] == [(f.offset, f.offset + len(f.text)) for f in numbers(text)]
