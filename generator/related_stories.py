@@ -104,7 +104,7 @@ class RelatedIndex:
         if chosen.size == 0:
             return []
         score = self.term_sets.overlaps(i, chosen) + self.cited_sets.overlaps(i, chosen)
-        for at in np.flatnonzero(np.isin(chosen, near)).tolist():
+        for at in np.flatnonzero(np.isin(chosen, near)).tolist() if near else ():  # most stories share no passage
             score[at] += estimate(self.found[i].sketch, self.found[chosen[at]].sketch)
         elsewhere = self.newsroom_ids[chosen] != self.newsroom_ids[i]
         ranked = np.lexsort((self.key_rank[chosen], -score, elsewhere))
