@@ -107,7 +107,7 @@ def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], d
             sys.exit(1)
         stats = pending.commit(result.digests, result.written)
         summary = {"stories": result.stories, "pages": result.pages, "files": len(result.digests),
-                   "written": stats.files, "skipped": stats.skipped, "deleted": stats.deleted, "bytes": stats.bytes}
+                   "written": stats.files, "skipped": stats.skipped, "deleted": stats.deleted}
         warnings = [_finding_line(f) for f in result.findings]
         record(root, target, key, result.digests, warnings, summary, inputs)
         if result.memo is not None:

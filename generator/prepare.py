@@ -88,32 +88,37 @@ def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None
     known = {shown: still for path, shown in files
              if (entry := (memo.stories.get(shown) if memo else None)) and (still := _still(entry, path, content.manifests, same))}
     fresh = [(path, shown) for path, shown in files if shown not in known]
-    _JOB.update(manifests=content.manifests, config=content.config, spill=sections)
-    try:
-        made = {}
-        for done, prepared in enumerate(workers(jobs).map(prepare_story, fresh, len(fresh)), start=len(known) + 1):
-            made[prepared.path] = prepared
-            if progress:
-                progress("read", done, len(files))
-    finally:
-        _JOB.clear()
-    checked = Checked(content, None, Report([], {}), fresh=set(made), manifests=manifests)
+    checked = Checked(content, None, Report([], {}), fresh={shown for _, shown in fresh}, manifests=manifests)
     local: list[Finding] = []
     signatures: dict[str, Features] = {}
     cited: dict[str, frozenset[str]] = {}
-    for _, shown in files:
-        entry = known.get(shown)
-        prepared = checked.prepared[shown] = entry.prepared if entry is not None else made[shown]
-        add_story(content, (prepared.story, prepared.findings), drafts)
-        if drafts or not (isinstance(prepared.story, Story) and prepared.story.meta.draft):
-            local.extend(prepared.local)
-        if prepared.features is not None:
+    _JOB.update(manifests=content.manifests, config=content.config, spill=sections)
+    made = workers(jobs).map(prepare_story, fresh, len(fresh))  # in file order: each is taken in as it comes
+    try:
+        read = len(known)
+        for _, shown in files:
+            entry = known.get(shown)
             if entry is None:
-                prepared.features = prepared.features.interned()
-            cited[shown], signatures[shown] = prepared.cited, prepared.features
-            checked.deps[shown] = entry.deps if entry is not None else _deps(prepared.refs, content.manifests)
-        if sections is not None and prepared.sections is not None:
-            sections.refs[shown] = prepared.sections
+                prepared = next(made)
+                read += 1
+                if progress:
+                    progress("read", read, len(files))
+            else:
+                prepared = entry.prepared
+            checked.prepared[shown] = prepared
+            add_story(content, (prepared.story, prepared.findings), drafts)
+            if drafts or not (isinstance(prepared.story, Story) and prepared.story.meta.draft):
+                local.extend(prepared.local)
+            if prepared.features is not None:
+                if entry is None:
+                    prepared.features = prepared.features.interned()
+                cited[shown], signatures[shown] = prepared.cited, prepared.features
+                checked.deps[shown] = entry.deps if entry is not None else _deps(prepared.refs, content.manifests)
+            if sections is not None and prepared.sections is not None:
+                sections.refs[shown] = prepared.sections
+    finally:
+        made.close()
+        _JOB.clear()
     scores = dict(memo.scores) if memo else {}
     checked.index = SiteIndex(content.config, content.manifests, content.stories, {}, content.broken,
                               pages=content.pages, config_path=f"content/{CONFIG_NAME}", root=root,

@@ -137,7 +137,6 @@ class Pending:
         """Move the written files into place and delete the files no longer produced."""
         written = sorted(written)
         stats = WriteStats(files=len(written), skipped=len(produced) - len(written))
-        stats.bytes = sum((self.folder / path).stat().st_size for path in written)
         if not self.out.exists():
             self.folder.rename(self.out)
             return stats
