@@ -111,3 +111,21 @@ def test_incremental_related_equals_related_from_scratch(seed: int):
         assert index.terms == fresh.terms and index.cited == fresh.cited
         assert [index.near.near(i) for i in range(len(index.keys))] == [fresh.near.near(i) for i in range(len(fresh.keys))]
     assert any(index.results.values()) and in_place > 5
+
+
+def test_distinctive_words_are_the_top_tf_idf_words_heapq_would_pick():
+    """_top sorts a few dozen weighted words instead of asking heapq.nlargest: the same words, ties included."""
+    import heapq
+
+    from generator.related_stories import TOP_TERMS, _top
+    from generator.similarity import Features
+
+    rng = random.Random(11)
+    vocabulary = [f"word{n}" for n in range(60)]
+    for _ in range(2000):
+        words = tuple(rng.sample(vocabulary, rng.randint(0, 48)))
+        counts = tuple(rng.randint(1, 4) for _ in words)
+        idf = {word: rng.choice([0.5, 1.0, 1.5, 2.0]) for word in rng.sample(vocabulary, 50)}  # many ties
+        found = Features(None, False, words, counts)
+        weighted = [(count * idf[word], word) for word, count in zip(words, counts) if word in idf]
+        assert _top(found, idf) == frozenset(word for _, word in heapq.nlargest(TOP_TERMS, weighted))
