@@ -27,7 +27,6 @@ class DuplicateOutput(ValueError):
 @dataclass
 class WriteStats:
     files: int = 0
-    bytes: int = 0
     skipped: int = 0
     deleted: int = 0
 
@@ -75,7 +74,6 @@ def _fill(staging: Path, files: Iterable[tuple[str, bytes]]) -> WriteStats:
             made.update(relative.parents)
         (staging / relative).write_bytes(data)
         stats.files += 1
-        stats.bytes += len(data)
     return stats
 
 
