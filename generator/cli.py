@@ -84,22 +84,28 @@ def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], d
            base_url: str | None, search: bool, started: float) -> None:
     from .build import build_site
     from .cache import record, same_output
-    from .memo import load_memo, new_memo, save_memo
+    from .memo import DamagedMemo, load_memo, new_memo, save_memo
     from .workers import no_cycle_collection
     from .write import Pending
 
     previous = state.outputs if state is not None and state.key == key else None
-    pending = Pending(target, previous)
     with no_cycle_collection():  # loading and saving the memo make many objects, and few cycles
         empty = new_memo(root, key)
         memo = (load_memo(root, empty) if previous is not None and same_output(target, state) else None) or empty
-        try:
-            with Progress() as progress:
-                result = build_site(root, drafts=drafts, base_url=base_url, jobs=jobs, search=search,
-                                    progress=progress, sink=pending, memo=memo)
-        except BaseException:
-            pending.abort()
-            raise
+        while True:
+            pending = Pending(target, previous)
+            try:
+                with Progress() as progress:
+                    result = build_site(root, drafts=drafts, base_url=base_url, jobs=jobs, search=search,
+                                        progress=progress, sink=pending, memo=memo)
+                break
+            except DamagedMemo as err:  # a file of the memo went missing or changed during the build
+                pending.abort()
+                click.echo(f"{err}: building again without the cache", err=True)
+                memo = new_memo(root, key)
+            except BaseException:
+                pending.abort()
+                raise
         _print_findings(result.findings, err=True)
         if not result.ok:
             pending.abort()

@@ -6,9 +6,12 @@ that arrives with a checkout (or is damaged) is ignored, never unpickled."""
 
 from __future__ import annotations
 
+import copyreg
 import dataclasses
+import functools
 import hashlib
 import hmac
+import io
 import os
 import pickle
 import secrets
@@ -19,10 +22,12 @@ from typing import Any
 
 from .cache import CACHE_DIR, digest
 from .load import stored_manifests
+from .similarity import Features, PackedFeatures
+from .view import StoredView
 
 MEMO_DIR = "memo-{options}"  # one per set of build options (output folder, drafts, base URL...)
 HEAD = "head"
-FORMAT = b"ledgerpress-memo-2\n"
+FORMAT = b"ledgerpress-memo-3\n"
 KEY_NAME = "memo-key"
 SHARDS = 64  # story entries are kept in this many files, so that an edit writes one of them again
 
@@ -62,7 +67,7 @@ class Memo:
     repeats: Any = None                                             # similarity.RepeatIndex (LP040)
     templates: str = ""                                             # digest of the story templates
     compiled: dict[str, bytes] = field(default_factory=dict)        # render.CompiledTemplates, for the next process
-    shards: dict[int, tuple[str, dict[str, Entry]]] = field(default_factory=dict, repr=False)  # as loaded: file, entries
+    shards: dict[int, tuple[str, Any, dict[str, Entry]]] = field(default_factory=dict, repr=False)  # as loaded: file, views, entries
 
 
 def new_memo(root: Path, options: str) -> Memo:
@@ -106,6 +111,29 @@ def _secret() -> bytes | None:
         return None
 
 
+class DamagedMemo(Exception):
+    """A file the memo's signed head names was gone or changed when the build came to read it."""
+
+
+class _Views:
+    """One shard's story views as JSON (view.StoredView.text), read and checked against the digest the signed
+    head names the file by only when a page first asks for one: most builds after an edit never do."""
+
+    def __init__(self, path: Path, texts: dict[str, bytes] | None = None) -> None:
+        self.path, self.texts = path, texts
+
+    def text(self, story: str) -> bytes:
+        if self.texts is None:
+            try:
+                data = self.path.read_bytes()
+            except OSError as err:
+                raise DamagedMemo(f"{self.path}: {err.strerror}") from err
+            if digest(data) != self.path.name:
+                raise DamagedMemo(f"{self.path}: not the file the memo signed")
+            self.texts = pickle.loads(data)
+        return self.texts[story]
+
+
 def load_memo(root: Path, empty: Memo) -> Memo | None:
     """The memo of the last good build of this root with the same options, if it is ours, intact and made
     for the same code and site.toml as `empty` (from new_memo)."""
@@ -124,13 +152,16 @@ def load_memo(root: Path, empty: Memo) -> Memo | None:
         memo, names = pickle.loads(body)
         if not isinstance(memo, Memo) or memo.key != empty.key:
             return None
-        for number, name in names.items():
+        for number, (name, views_name) in names.items():
             data = (folder / name).read_bytes()
-            if digest(data) != name:  # the signed head names each shard by its digest
+            if digest(data) != name or not (folder / views_name).is_file():  # the signed head names each shard by its digest
                 return None
             entries = pickle.loads(data)
+            views = _Views(folder / views_name)
+            for path, entry in entries.items():
+                entry.view.lend(functools.partial(views.text, path))
             memo.stories.update(entries)
-            memo.shards[number] = (name, entries)
+            memo.shards[number] = (name, views, entries)
     except Exception:  # signed by us, so only a generator change or a lost shard can break it: start afresh
         return None
     if memo.related is not None and not memo.related.relink(memo.stories):
@@ -139,8 +170,9 @@ def load_memo(root: Path, empty: Memo) -> Memo | None:
 
 
 def save_memo(root: Path, memo: Memo) -> None:
-    """Write the memo: the story entries in SHARDS files named by their digest, of which only those holding
-    an entry that changed since the memo was loaded are written again, then the signed head naming them."""
+    """Write the memo: the story entries in SHARDS files named by their digest, each with a file of its views'
+    JSON, of which only those holding an entry that changed since the memo was loaded are written again; then
+    the signed head naming them."""
     secret = _secret()
     if secret is None:
         return
@@ -149,22 +181,43 @@ def save_memo(root: Path, memo: Memo) -> None:
     groups: dict[int, dict[str, Entry]] = {}
     for path, entry in memo.stories.items():
         groups.setdefault(zlib.crc32(path.encode()) % SHARDS, {})[path] = entry
-    names: dict[int, str] = {}
+    names: dict[int, tuple[str, str]] = {}
     for number, entries in sorted(groups.items()):
-        name, before = memo.shards.get(number, ("", {}))
+        name, views, before = memo.shards.get(number, ("", None, {}))
         if not (name and before.keys() == entries.keys() and all(entries[path] is entry for path, entry in before.items())
-                and (folder / name).is_file()):
-            data = pickle.dumps(entries, protocol=pickle.HIGHEST_PROTOCOL)
+                and (folder / name).is_file() and views.path.is_file()):
+            if not (views and before.keys() == entries.keys() and views.path.is_file()
+                    and all(entries[path].view is entry.view for path, entry in before.items())):
+                texts = {path: entry.view.text for path, entry in entries.items()}
+                data = pickle.dumps(texts, protocol=pickle.HIGHEST_PROTOCOL)
+                views = _Views(folder / digest(data), texts)
+                _write(views.path, [data])
+                for path, entry in entries.items():
+                    entry.view.lend(functools.partial(views.text, path))
+            data = _compact(entries)
             name = digest(data)
             _write(folder / name, [data])
-            memo.shards[number] = (name, entries)
-        names[number] = name
+            memo.shards[number] = (name, views, entries)
+        names[number] = (name, views.path.name)
     kept = dataclasses.replace(memo, stories={}, shards={}, manifests=stored_manifests(root, memo.manifests))
     body = pickle.dumps((kept, names), protocol=pickle.HIGHEST_PROTOCOL)
     _write(folder / HEAD, [FORMAT, hmac.new(secret, body, hashlib.sha256).digest(), body])
-    for stale in set(os.listdir(folder)) - {HEAD, *names.values()}:  # shards no head names any longer
-        (folder / stale).unlink(missing_ok=True)
+    for stale in set(os.listdir(folder)) - {HEAD, *(name for pair in names.values() for name in pair)}:
+        (folder / stale).unlink(missing_ok=True)  # files no head names any longer
     (folder.parent / f"{folder.name}.pickle").unlink(missing_ok=True)  # the one-file memo of earlier versions
+
+
+def _compact(entries: dict[str, Entry]) -> bytes:
+    """Pickled story entries without their views' JSON (kept apart) and with their similarity features packed
+    (unpacked only when read again)."""
+    out = io.BytesIO()
+    pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
+    pickler.dispatch_table = copyreg.dispatch_table | {
+        StoredView: StoredView.reduced,
+        Features: lambda found: (PackedFeatures.of(found).__reduce__()),
+    }
+    pickler.dump(entries)
+    return out.getvalue()
 
 
 def _write(path: Path, parts: list[bytes]) -> None:

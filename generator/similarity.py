@@ -6,12 +6,13 @@ from __future__ import annotations
 import bisect
 import datetime as dt
 import functools
+import pickle
 import re
 import string
 import sys
 from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -246,6 +247,31 @@ class Features(NamedTuple):
 
 def _features(sketch: bytes, empty: bool, words: tuple[str, ...], numbers: tuple[int, ...]) -> Features:
     return Features(np.frombuffer(sketch, dtype=np.uint64), empty, words, numbers)
+
+
+class PackedFeatures:
+    """Features as the build memo keeps them: pickled, and unpickled only when first read (after an edit,
+    only the stories it reaches are compared again)."""
+
+    __slots__ = ("packed", "_found")
+
+    def __init__(self, packed: bytes) -> None:
+        self.packed = packed
+        self._found: Features | None = None
+
+    @classmethod
+    def of(cls, found: Features) -> PackedFeatures:
+        return cls(pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
+
+    def __getattr__(self, name: str) -> Any:  # sketch, empty, words, numbers
+        if name.startswith("_"):
+            raise AttributeError(name)
+        if self._found is None:
+            self._found = pickle.loads(self.packed)
+        return getattr(self._found, name)
+
+    def __reduce__(self) -> tuple:
+        return PackedFeatures, (self.packed,)
 
 
 def features(text: str) -> Features:

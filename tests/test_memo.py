@@ -4,6 +4,7 @@ preview server builds), the result equals a cold build, and a memo that is not o
 from __future__ import annotations
 
 import os
+import pickle
 import random
 from pathlib import Path
 
@@ -53,7 +54,8 @@ def test_a_memo_from_elsewhere_is_never_unpickled(site: Path, tmp_path: Path):
     save_memo(site, memo)
     assert load_memo(site, empty) is not None
     folder = site / CACHE_DIR / MEMO_DIR.format(options=empty.options)
-    for stored in (folder / HEAD, next(path for path in folder.iterdir() if path.name != HEAD)):
+    shard = next(iter(load_memo(site, empty).shards.values()))[0]
+    for stored in (folder / HEAD, folder / shard):
         data = bytearray(stored.read_bytes())
         data[-5] ^= 1
         stored.write_bytes(bytes(data))
@@ -79,7 +81,7 @@ def test_only_the_memo_shards_holding_a_changed_entry_are_written_again(site: Pa
     before = set(os.listdir(folder)) - {HEAD}
     os.utime(site / STORY_PATH, ns=(10**18, 10**18))
     memo = load_memo(site, empty)
-    shard = memo.shards[next(n for n, (_, entries) in memo.shards.items() if STORY_PATH in entries)][0]
+    shard = memo.shards[next(n for n, (_, _, entries) in memo.shards.items() if STORY_PATH in entries)][0]
     result = build_site(site, search=False, memo=memo, reuse=first.files)
     assert result.rendered == 0
     save_memo(site, result.memo)
@@ -87,6 +89,37 @@ def test_only_the_memo_shards_holding_a_changed_entry_are_written_again(site: Pa
     assert before - after == {shard} and len(after - before) == 1 and len(before) > 2
     memo = load_memo(site, empty)  # the new stat is kept: the file is not read again
     assert memo.stories[STORY_PATH].prepared.stamp[0] == 10**18
+
+
+def test_a_damaged_file_of_views_is_found_when_read_and_the_build_starts_afresh(site: Path):
+    """The views' JSON is checked only when a page asks for it: if it was changed since, the build says so and
+    builds again without the cache, and writes what a cold build writes."""
+    _grown(site)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["build", "--root", str(site), "--no-search"]).exit_code == 0
+    folder = next((site / CACHE_DIR).glob("memo-*"))
+    views = [path for path in folder.iterdir() if path.name != HEAD and _holds_views(path)]
+    assert views
+    for path in views:
+        data = bytearray(path.read_bytes())
+        data[-5] ^= 1
+        path.write_bytes(bytes(data))
+    story = site / STORY_PATH
+    story.write_text(story.read_text().replace("after a year of rising ridership", "after a year of growth"))
+    result = runner.invoke(cli, ["build", "--root", str(site), "--no-search"])
+    assert result.exit_code == 0, result.output
+    assert "building again without the cache" in result.output
+    cold = build_site(site, search=False).files
+    assert {path: (site / "public" / path).read_bytes() for path in cold} == cold
+
+
+def _holds_views(path: Path) -> bool:
+    """A file of views' JSON (story path -> bytes), not a shard of story entries."""
+    try:
+        value = pickle.loads(path.read_bytes())
+    except Exception:
+        return False
+    return isinstance(value, dict) and all(isinstance(text, bytes) for text in value.values())
 
 
 def test_a_new_site_toml_starts_afresh(site: Path):
@@ -185,3 +218,23 @@ def test_a_template_change_renders_what_uses_that_template(site: Path):
     assert "editions/index.html" not in remade and "index.html" not in remade  # other templates
     assert not any(path.startswith("stories/") for path in remade)
     assert second.files == build_site(site, search=False).files
+
+
+def test_a_saved_entry_reads_back_as_it_was(site: Path):
+    """Views and similarity features come back from the memo packed, and read as they were when unpacked."""
+    _grown(site)
+    empty = new_memo(site, "x")
+    first = build_site(site, search=False, memo=empty)
+    save_memo(site, first.memo)
+    memo = load_memo(site, empty)
+    assert memo.stories.keys() == first.memo.stories.keys()
+    for path, entry in memo.stories.items():
+        was = first.memo.stories[path]
+        assert type(entry.prepared.features).__name__ == "PackedFeatures"
+        for name in ("empty", "words", "numbers"):
+            assert getattr(entry.prepared.features, name) == getattr(was.prepared.features, name)
+        assert entry.prepared.features.sketch.tolist() == was.prepared.features.sketch.tolist()
+        assert "title" not in vars(entry.view) and entry.view.text == was.view.text  # unpacked when read
+        for name in ("path", "mark", *type(entry.view).KEPT):
+            assert getattr(entry.view, name) == getattr(was.view, name)
+        assert entry.view.view == was.view.view
