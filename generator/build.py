@@ -8,7 +8,7 @@ import dataclasses
 import operator
 import time
 import traceback
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -60,17 +60,18 @@ class BuildResult:
 
 def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jobs: int | None = None,
                search: bool = True, progress: Progress | None = None, sink: Sink | None = None,
-               memo: Memo | None = None, reuse: Mapping[str, bytes] | None = None) -> BuildResult:
+               memo: Memo | None = None, reuse: Mapping[str, bytes] | None = None,
+               stamps: Mapping[str, Sequence] | None = None) -> BuildResult:
     """Check, then render every output, in memory or (with a sink) into pending files as they come; nothing
     is rendered if an error remains. With a memo (an empty one for a first build), the result carries the
     next one; outputs the memo shows unchanged are not rendered again: with a sink they are left where they
-    are, in memory they are taken from `reuse` (the last build's files)."""
+    are, in memory they are taken from `reuse` (the last build's files). `stamps`: see check_site."""
     started = time.perf_counter()
     sections = Spill(root)
     try:
         with no_cycle_collection():
             checked = check_site(root, drafts=drafts, base_url=base_url, jobs=jobs, progress=progress,
-                                 sections=sections, memo=memo)
+                                 sections=sections, memo=memo, stamps=stamps)
             result = BuildResult(checked.findings)
             if not result.ok or checked.index is None:
                 return result

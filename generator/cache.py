@@ -109,6 +109,13 @@ def scan(root: Path, previous: State | None) -> dict[str, list]:
     return inputs
 
 
+def shown_stamps(root: Path, inputs: dict[str, list]) -> dict[str, list]:
+    """The scan's content files by their path as a build shows them (content/stories/...)."""
+    top = f"{root / 'content'}{os.sep}"
+    return {"content/" + path[len(top):].replace(os.sep, "/"): found for path, found in inputs.items()
+            if path.startswith(top)}
+
+
 def unchanged(out: Path, key: str, state: State | None, inputs: dict[str, list]) -> bool:
     """True when nothing that shapes the output changed since `state` and its output folder is in place:
     same options, the same inputs (`scan`) with the same bytes."""

@@ -83,7 +83,7 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
 def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], drafts: bool, jobs: int | None,
            base_url: str | None, search: bool, started: float) -> None:
     from .build import build_site
-    from .cache import record, same_output
+    from .cache import record, same_output, shown_stamps
     from .memo import DamagedMemo, load_memo, new_memo, save_memo
     from .workers import no_cycle_collection
     from .write import Pending
@@ -92,12 +92,13 @@ def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], d
     with no_cycle_collection():  # loading and saving the memo make many objects, and few cycles
         empty = new_memo(root, key)
         memo = (load_memo(root, empty) if previous is not None and same_output(target, state) else None) or empty
+        stamps = shown_stamps(root, inputs)
         while True:
             pending = Pending(target, previous)
             try:
                 with Progress() as progress:
                     result = build_site(root, drafts=drafts, base_url=base_url, jobs=jobs, search=search,
-                                        progress=progress, sink=pending, memo=memo)
+                                        progress=progress, sink=pending, memo=memo, stamps=stamps)
                 break
             except DamagedMemo as err:  # a file of the memo went missing or changed during the build
                 pending.abort()

@@ -171,8 +171,9 @@ def load_memo(root: Path, empty: Memo) -> Memo | None:
 
 def save_memo(root: Path, memo: Memo) -> None:
     """Write the memo: the story entries in SHARDS files named by their digest, each with a file of its views'
-    JSON, of which only those holding an entry that changed since the memo was loaded are written again; then
-    the signed head naming them."""
+    JSON, of which only those holding an entry (or a view) that changed since the memo was loaded are written
+    again; then the signed head naming them. (If a file of views the memo came with was changed meanwhile,
+    no memo is left: the next build starts afresh.)"""
     secret = _secret()
     if secret is None:
         return
@@ -182,29 +183,39 @@ def save_memo(root: Path, memo: Memo) -> None:
     for path, entry in memo.stories.items():
         groups.setdefault(zlib.crc32(path.encode()) % SHARDS, {})[path] = entry
     names: dict[int, tuple[str, str]] = {}
-    for number, entries in sorted(groups.items()):
-        name, views, before = memo.shards.get(number, ("", None, {}))
-        if not (name and before.keys() == entries.keys() and all(entries[path] is entry for path, entry in before.items())
-                and (folder / name).is_file() and views.path.is_file()):
-            if not (views and before.keys() == entries.keys() and views.path.is_file()
-                    and all(entries[path].view is entry.view for path, entry in before.items())):
-                texts = {path: entry.view.text for path, entry in entries.items()}
-                data = pickle.dumps(texts, protocol=pickle.HIGHEST_PROTOCOL)
-                views = _Views(folder / digest(data), texts)
-                _write(views.path, [data])
-                for path, entry in entries.items():
-                    entry.view.lend(functools.partial(views.text, path))
-            data = _compact(entries)
-            name = digest(data)
-            _write(folder / name, [data])
-            memo.shards[number] = (name, views, entries)
-        names[number] = (name, views.path.name)
+    try:
+        for number, entries in sorted(groups.items()):
+            name, views, before = memo.shards.get(number, ("", None, {}))
+            same = bool(name) and before.keys() == entries.keys() and views.path.is_file()
+            if not (same and all(entries[path] is entry for path, entry in before.items()) and (folder / name).is_file()):
+                if not (same and all(entries[path].view is entry.view or entries[path].view.text == entry.view.text
+                                     for path, entry in before.items())):  # a story edited, its listed view the same
+                    views = _save_views(folder, entries)
+                data = _compact(entries)
+                name = digest(data)
+                _write(folder / name, [data])
+                memo.shards[number] = (name, views, entries)
+            names[number] = (name, views.path.name)
+    except DamagedMemo:
+        (folder / HEAD).unlink(missing_ok=True)
+        return
     kept = dataclasses.replace(memo, stories={}, shards={}, manifests=stored_manifests(root, memo.manifests))
     body = pickle.dumps((kept, names), protocol=pickle.HIGHEST_PROTOCOL)
     _write(folder / HEAD, [FORMAT, hmac.new(secret, body, hashlib.sha256).digest(), body])
     for stale in set(os.listdir(folder)) - {HEAD, *(name for pair in names.values() for name in pair)}:
         (folder / stale).unlink(missing_ok=True)  # files no head names any longer
     (folder.parent / f"{folder.name}.pickle").unlink(missing_ok=True)  # the one-file memo of earlier versions
+
+
+def _save_views(folder: Path, entries: dict[str, Entry]) -> _Views:
+    """Write one shard's views' JSON; the views then read it from there (or from memory, as it was written)."""
+    texts = {path: entry.view.text for path, entry in entries.items()}
+    data = pickle.dumps(texts, protocol=pickle.HIGHEST_PROTOCOL)
+    views = _Views(folder / digest(data), texts)
+    _write(views.path, [data])
+    for path, entry in entries.items():
+        entry.view.lend(functools.partial(views.text, path))
+    return views
 
 
 def _compact(entries: dict[str, Entry]) -> bytes:

@@ -9,6 +9,7 @@ import os
 import pickle
 import shutil
 import tempfile
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -69,16 +70,17 @@ class Checked:
 
 def check_site(root: Path, drafts: bool = True, base_url: str | None = None, jobs: int | None = 1,
                progress: Progress | None = None, sections: Spill | None = None,
-               memo: Memo | None = None) -> Checked:
+               memo: Memo | None = None, stamps: Mapping[str, Sequence] | None = None) -> Checked:
     """Load everything and run every rule. Stories are read and parsed on `jobs` processes (only those the
     memo does not already hold unchanged); given a Spill, their bodies are rendered into it too (by path), so
-    that building never parses a body twice."""
+    that building never parses a body twice. `stamps`: [mtime_ns, size, digest] of files by path as shown,
+    as a scan just found them (cache.shown_stamps): the memo's stories are checked against these, not stat'ed."""
     with no_cycle_collection():
-        return _check_site(root, drafts, base_url, jobs, progress, sections, memo)
+        return _check_site(root, drafts, base_url, jobs, progress, sections, memo, stamps or {})
 
 
 def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None, progress: Progress | None,
-                sections: Spill | None, memo: Memo | None) -> Checked:
+                sections: Spill | None, memo: Memo | None, stamps: Mapping[str, Sequence]) -> Checked:
     content = load_content(root, drafts=drafts, base_url=base_url, stories=False, known=memo.manifests if memo else None)
     if content.config is None:
         return Checked(content, None, Report(sorted(content.findings), {}))
@@ -86,7 +88,7 @@ def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None
     manifests = {key: found.digest for key, found in content.manifests.items()}
     same = memo is not None and memo.manifest_digests == manifests  # then no story's manifests moved
     known = {shown: still for path, shown in files
-             if (entry := (memo.stories.get(shown) if memo else None)) and (still := _still(entry, path, content.manifests, same))}
+             if (entry := (memo.stories.get(shown) if memo else None)) and (still := _still(entry, path, stamps.get(shown), content.manifests, same))}
     fresh = [(path, shown) for path, shown in files if shown not in known]
     checked = Checked(content, None, Report([], {}), fresh={shown for _, shown in fresh}, manifests=manifests)
     local: list[Finding] = []
@@ -139,17 +141,22 @@ def take(memo: Memo | None, name: str):
     return kept
 
 
-def _still(entry: Entry, path: str, manifests: dict[str, ManifestFile], same_manifests: bool) -> Entry | None:
+def _still(entry: Entry, path: str, scanned: Sequence | None, manifests: dict[str, ManifestFile],
+           same_manifests: bool) -> Entry | None:
     """The memo's reading of this story file if it still holds (same bytes, same manifests behind it): the
-    entry itself, or a copy with the new stat of a file touched but not changed; None if it does not."""
+    entry itself, or a copy with the new stat of a file touched but not changed; None if it does not.
+    `scanned`: the file's [mtime_ns, size, digest] as a scan found it, if one did."""
     prepared = entry.prepared
-    try:
-        info = os.stat(path)
-    except OSError:
-        return None
-    stamp = (info.st_mtime_ns, info.st_size)
+    if scanned is not None:
+        stamp, code = (scanned[0], scanned[1]), scanned[2]
+    else:
+        try:
+            info = os.stat(path)
+        except OSError:
+            return None
+        stamp, code = (info.st_mtime_ns, info.st_size), None
     if stamp != prepared.stamp:
-        if info.st_size != prepared.stamp[1] or digest(Path(path).read_bytes()) != prepared.digest:
+        if stamp[1] != prepared.stamp[1] or (code or digest(Path(path).read_bytes())) != prepared.digest:
             return None
         entry = dataclasses.replace(entry, prepared=dataclasses.replace(prepared, stamp=stamp))
     return entry if same_manifests or entry.deps == _deps(prepared.refs, manifests) else None

@@ -153,8 +153,13 @@ class RelatedIndex:
             touched.update(i for i in range(len(self.keys)) if not moved_words.isdisjoint(self.found[i].words))
         ranked = {i: _top(self.found[i], idf) for i in sorted(touched)}
         new_cited = {i: _cited(story, cited.get(story.path)) for i, story in edited}
-        moved = {self.keys[i] for i in words_before} | {self.keys[i] for i, terms in ranked.items() if terms != self.terms[i]}
-        affected = set(moved).union(*(self.reach(key) for key in moved))
+        # A story edited with its words, manifests and newsroom as they were moves other stories' scores
+        # only through the passages it shares: only those sharing one, before or after, are scored again.
+        text_only = {i for i, story in edited if ranked[i] == self.terms[i] and new_cited[i] == self.cited[i]
+                     and story.meta.newsroom == self.newsrooms[i]}
+        moved = ({self.keys[i] for i in words_before if i not in text_only}
+                 | {self.keys[i] for i, terms in ranked.items() if terms != self.terms[i]})
+        affected = set(moved).union(*(self.reach(key) for key in moved), self._sharing(text_only))
         for i, terms in ranked.items():
             _move(self.by_term, i, self.terms[i], terms)
             self.terms[i] = terms
@@ -167,9 +172,13 @@ class RelatedIndex:
             number = self.newsroom_numbers.setdefault(story.meta.newsroom, len(self.newsroom_numbers))
             self.newsroom_ids[i] = number
             self.near.update(i, self.found[i].sketch, self.found[i].empty)
-        affected = affected.union(*(self.reach(key) for key in moved))
+        affected = affected.union(*(self.reach(key) for key in moved), self._sharing(text_only))
         self.results.update({key: self.related(key, limit) for key in affected})
         return True
+
+    def _sharing(self, positions: Iterable[int]) -> set[str]:
+        """These stories and those sharing a passage with one of them."""
+        return {self.keys[j] for i in positions for j in (i, *self.near.near(i))}
 
 
 def related_all(index: RelatedIndex, previous: RelatedIndex | None, changed: Collection[str],

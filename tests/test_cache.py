@@ -177,3 +177,35 @@ def test_an_edit_is_built_from_the_memo(site: Path):
     path = site / STORY_PATH
     path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
     assert "(3 written, " in build(site)
+
+
+@pytest.mark.parametrize("relative", [False, True])
+def test_the_scan_names_story_files_as_the_build_shows_them(site: Path, relative: bool, monkeypatch):
+    """The build checks the memo's stories against the scan's stamps by their shown path (no second stat)."""
+    from generator.cache import scan, shown_stamps
+
+    if relative:
+        monkeypatch.chdir(site)
+        site = Path(".")
+    stamps = shown_stamps(site, scan(site, None))
+    assert STORY_PATH in stamps and "content/site.toml" in stamps
+    assert stamps[STORY_PATH][1] == (site / STORY_PATH).stat().st_size
+    assert not any(path.startswith(("templates", "generator")) for path in stamps)
+
+
+def test_a_memo_story_edited_after_the_scan_is_built_as_the_scan_saw_it_then_built_again(site: Path):
+    """What the build takes from the memo is what the scan saw: an edit made after the scan (while the build
+    runs) is not half-taken; the next build sees the file as changed and builds it."""
+    from generator.build import build_site
+    from generator.cache import scan, shown_stamps
+    from generator.memo import new_memo
+
+    first = build_site(site, search=False, memo=new_memo(site, "x"))
+    stamps = shown_stamps(site, scan(site, None))
+    path = site / STORY_PATH
+    path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
+    during = build_site(site, search=False, memo=first.memo, reuse=first.files, stamps=stamps)
+    assert during.files == first.files  # the file as scanned: the memo's reading holds
+    after = build_site(site, search=False, memo=during.memo, reuse=during.files,
+                       stamps=shown_stamps(site, scan(site, None)))
+    assert after.files == build_site(site, search=False).files and after.files != first.files

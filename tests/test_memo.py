@@ -238,3 +238,24 @@ def test_a_saved_entry_reads_back_as_it_was(site: Path):
         for name in ("path", "mark", *type(entry.view).KEPT):
             assert getattr(entry.view, name) == getattr(was.view, name)
         assert entry.view.view == was.view.view
+
+
+def test_a_body_edit_writes_one_shard_again_and_not_its_views(site: Path):
+    """The edited story's entry is new, but its view without the body reads the same: the file of views stays."""
+    _grown(site, 8)
+    empty = new_memo(site, "x")
+    first = build_site(site, search=False, memo=empty)
+    save_memo(site, first.memo)
+    folder = site / CACHE_DIR / MEMO_DIR.format(options=empty.options)
+    before = set(os.listdir(folder)) - {HEAD}
+    path = site / STORY_PATH
+    path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
+    memo = load_memo(site, empty)
+    number = next(n for n, (_, _, entries) in memo.shards.items() if STORY_PATH in entries)
+    shard, views, _ = memo.shards[number]
+    result = build_site(site, search=False, memo=memo, reuse=first.files)
+    assert result.rendered == 3
+    save_memo(site, result.memo)
+    after = set(os.listdir(folder)) - {HEAD}
+    assert before - after == {shard} and len(after - before) == 1 and views.path.name in after
+    assert load_memo(site, empty).stories[STORY_PATH].view.text == result.memo.stories[STORY_PATH].view.text

@@ -47,7 +47,8 @@ def _story(rng: random.Random, n: int) -> tuple[Fake, frozenset[str]]:
 
 def _edit(rng: random.Random, stories: dict[str, tuple[Fake, frozenset[str]]], made: int) -> tuple[set[str], int]:
     """One random edit; returns the keys of the stories it touched (what a build reads again)."""
-    kind = rng.choice(["words", "words", "passage", "passage", "manifests", "time", "newsroom", "add", "remove"])
+    kind = rng.choice(["words", "words", "passage", "passage", "shuffle", "shuffle", "manifests", "time", "newsroom",
+                       "add", "remove"])
     if kind == "add" or not stories:
         story, cited = _story(rng, made)
         stories[story.key] = (story, cited)
@@ -60,6 +61,10 @@ def _edit(rng: random.Random, stories: dict[str, tuple[Fake, frozenset[str]]], m
         story.body += " " + " ".join(rng.choice(WORDS) for _ in range(rng.randint(1, 6)))
     elif kind == "passage":  # gains or loses the passage many stories share: its near neighbours change
         story.body = story.body.replace(SHARED + " ", "") if SHARED in story.body else SHARED + " " + story.body
+    elif kind == "shuffle":  # the same words as often, in another order: only its passages move
+        words = story.body.split()
+        rng.shuffle(words)
+        story.body = " ".join(words)
     elif kind == "manifests":
         stories[key] = (story, cited ^ {f"m{rng.randrange(12)}"})
     elif kind == "time":
