@@ -84,7 +84,7 @@ def edit(site: Path) -> None:
     if loaded is None:
         raise SystemExit("no memo for these options: run `ledgerpress build --no-search` in the site first")
     pending = Pending(target, state.outputs)
-    result = build.build_site(site, search=False, sink=pending, memo=loaded)
+    result = build.build_site(site, search=False, sink=pending, memo=loaded, stamps=cache.shown_stamps(site, inputs))
     pending.commit(result.digests, result.written)
     cache.record(site, target, key, result.digests, [], {}, inputs)
     memo.save_memo(site, result.memo)

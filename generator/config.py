@@ -16,7 +16,7 @@ CONFIG_NAME = "site.toml"
 
 
 class Section(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Reuse(Section):

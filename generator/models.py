@@ -22,7 +22,7 @@ Severity = Literal["error", "warning"]
 class Strict(BaseModel):
     """Unknown fields are errors: a typo must not pass silently."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Claim(Strict):

@@ -20,7 +20,7 @@ VIEW_VERSION = "1"
 
 
 class View(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Term(View):
@@ -34,7 +34,7 @@ class Term(View):
 class Links(View):
     """The three variants' URLs; `json` is a reserved name in pydantic, hence the alias."""
 
-    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True, extra="forbid", frozen=True)
+    model_config = ConfigDict(populate_by_name=True, serialize_by_alias=True, extra="forbid", frozen=True, defer_build=True)
 
     html: str
     json_: str = Field(alias="json")
