@@ -8,8 +8,19 @@ import random
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
+from markupsafe import Markup
 
 from generator.render import json_ld, md_cell, md_text, month_day_time, yaml_ids, yaml_scalar
+
+
+class _Html:
+    """Something that renders itself as HTML (as a template's value may)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+
+    def __html__(self) -> str:
+        return f"<b>{self.text}</b>"
 
 
 @given(st.text(min_size=0, max_size=60))
@@ -71,3 +82,26 @@ def test_yaml_scalars_written_plain_without_the_parser_read_back_as_themselves()
     for text in samples:
         written = yaml_scalar(text)
         assert yaml.safe_load(f"k: {written}") == {"k": text}, (text, written)
+
+
+@given(st.one_of(st.text(max_size=80), st.integers(), st.floats(allow_nan=False), st.none(),
+                 st.text(max_size=40).map(Markup), st.text(max_size=40).map(_Html)))
+def test_the_templates_escape_is_markupsafes(value):
+    """fast_escape gives what markupsafe.escape gives, as Markup, for every kind of value a template outputs."""
+    from markupsafe import escape
+
+    from generator.render import fast_escape
+
+    assert fast_escape(value) == escape(value) and type(fast_escape(value)) is Markup
+
+
+def test_our_templates_escape_with_it(site):
+    from generator.config import load_config
+    from generator.render import Renderer, fast_escape
+
+    (site / "templates").mkdir(exist_ok=True)
+    (site / "templates/probe.html").write_text("<p>{{ text }}</p>")
+    renderer = Renderer(site, load_config(site / "content/site.toml")[0])
+    template = renderer.env.get_template("probe.html")
+    assert template.root_render_func.__globals__["escape"] is fast_escape
+    assert renderer.render("probe.html", text="<a href='x'>&</a>") == "<p>&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;</p>"
