@@ -12,7 +12,7 @@ import numpy as np
 
 from .body import Body
 from .models import Story
-from .similarity import CandidateIndex, Features, estimate, features
+from .similarity import CandidateIndex, Features, estimate, features, instant
 
 RELATED_THRESHOLD = 0.5   # text candidates: a shared passage, not a shared topic
 RELATED_RECALL = 0.99
@@ -45,7 +45,7 @@ class RelatedIndex:
         self.found = [known[s.path] if known and s.path in known else features(s.body) for s in order]
         self.keys = [story.key for story in order]
         self.paths = [story.path for story in order]
-        self.published = [story.meta.published for story in order]
+        self.published = [instant(story.meta.published) for story in order]
         self.position = {key: i for i, key in enumerate(self.keys)}
         self.documents = Counter(word for found in self.found for word in found.words)
         self.terms = self._terms(self.found, previous, changed)
@@ -135,7 +135,7 @@ class RelatedIndex:
         if len(stories) != len(self.keys) or any(self.position.get(s.key) is None for s in stories):
             return False
         edited = [(self.position[s.key], s) for s in stories if s.key in changed]
-        if any(self.paths[i] != s.path or self.published[i] != s.meta.published for i, s in edited):
+        if any(self.paths[i] != s.path or self.published[i] != instant(s.meta.published) for i, s in edited):
             return False
         words_before = {i: self.found[i].words for i, _ in edited}
         for i, story in edited:

@@ -307,6 +307,16 @@ def _frequent(found: Words) -> tuple[tuple[str, ...], tuple[int, ...]]:
     return tuple(chosen), tuple(numbers)
 
 
+_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+_MICROSECOND = dt.timedelta(microseconds=1)
+
+
+def instant(moment: dt.datetime) -> int:
+    """A publication time as whole microseconds since 1970: what the kept indexes hold (and compare) instead
+    of a datetime, which takes far longer to pickle and unpickle."""
+    return (moment - _EPOCH) // _MICROSECOND
+
+
 class Dated(NamedTuple):
     """A body to compare, with what names it and when it was published; `text` may be a function that reads
     it (only the few bodies with candidates are read), and `mark` a digest of it, under which its exact
@@ -336,14 +346,15 @@ class RepeatIndex:
         self.threshold = threshold
         self.items = sorted(items, key=lambda item: (item.published, item.key))
         self.position = {item.key: i for i, item in enumerate(self.items)}
+        self.times = [instant(item.published) for item in self.items]
         found = [known[item.key] if known and item.key in known else features(item.read()) for item in self.items]
         self.candidates = CandidateIndex([f.sketch for f in found], [f.empty for f in found], threshold)
 
     def __getstate__(self) -> dict:  # kept between builds: update() needs only each item's key and time
-        return {**vars(self), "items": [(item.key, item.published) for item in self.items]}
+        return {**vars(self), "items": [item.key for item in self.items]}
 
     def __setstate__(self, state: dict) -> None:
-        vars(self).update(state, items=[Dated(key, published, "") for key, published in state["items"]])
+        vars(self).update(state, items=[Dated(key, _EPOCH, "") for key in state["items"]])
 
     def update(self, items: Sequence[Dated], known: Mapping[str, Features], changed: Collection[str]) -> bool:
         """Take in these items, the same keys at the same times, of which only `changed` have new texts;
@@ -353,7 +364,7 @@ class RepeatIndex:
         placed: list[Dated | None] = [None] * len(items)
         for item in items:
             i = self.position.get(item.key)
-            if i is None or self.items[i].published != item.published or placed[i] is not None:
+            if i is None or self.times[i] != instant(item.published) or placed[i] is not None:
                 return False
             placed[i] = item
         self.items = placed

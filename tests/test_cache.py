@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+import re
 import shutil
 from pathlib import Path
 
@@ -92,8 +93,8 @@ VOCABULARY = ("harbour tram council budget vote street lane shelter ridership de
               "contract traffic signal corridor shop parking design hearing plan timber bridge river").split()
 
 
-KINDS = ["reword", "words", "describe", "updated", "touch", "draft", "add", "add", "remove", "manifest", "claim",
-         "template", "list-template", "config", "page"]
+KINDS = ["reword", "words", "describe", "updated", "retime", "touch", "draft", "add", "add", "remove", "manifest",
+         "claim", "template", "list-template", "config", "page"]
 
 
 def _edit(root: Path, rng: random.Random, step: int, kind: str | None = None) -> None:
@@ -112,6 +113,9 @@ def _edit(root: Path, rng: random.Random, step: int, kind: str | None = None) ->
     elif kind == "updated":
         path.write_text(text.replace("published:", f"updated: 2026-11-{26 + step % 3}T08:00:00Z\npublished:", 1)
                         if "updated:" not in text else text.replace("updated: 2026-11-2", "updated: 2026-11-1", 1))
+    elif kind == "retime":  # another time the same day: the same story, now elsewhere in the order of time
+        path.write_text(re.sub(r"(published: \d{4}-\d\d-\d\dT)\d\d:\d\d", lambda m: f"{m[1]}{step % 10:02d}:{step % 60:02d}",
+                               text, count=1))
     elif kind == "touch":
         path.write_text(text)
     elif kind == "draft" and path != stories[0]:  # in and out of the built site, as drafts are

@@ -156,3 +156,20 @@ def test_related_keys_are_limited_deterministic_and_can_look_forward(tmp_path: P
     assert found["2026-11-16/s16"] == ["2026-11-10/s10", "2026-11-11/s11", "2026-11-12/s12", "2026-11-13/s13"]
     both = _related(tmp_path / "three", stories, limit=2, earlier_only=False)
     assert both["2026-11-10/s10"] == ["2026-11-11/s11", "2026-11-12/s12"]
+
+
+def test_a_kept_repeat_index_takes_new_texts_but_not_new_times():
+    """The index a build keeps (pickled) is updated in place when only texts changed; a story published at
+    another time (its place in the order moves) makes the build index everything again."""
+    import pickle
+
+    from generator.similarity import RepeatIndex
+
+    items = [Dated("a.md", NOON, FERRY), Dated("b.md", NOON + dt.timedelta(days=2), FERRY_OTHER)]
+    kept = pickle.loads(pickle.dumps(RepeatIndex(items, 0.6)))
+    edited = [items[0], Dated("b.md", NOON + dt.timedelta(days=2), "## New title\n\n" + FERRY_EDITED)]
+    assert kept.update(edited, {}, {"b.md"})
+    [found] = repeats(edited, 0.6, dt.timedelta(days=7), index=kept)
+    assert (found.later, found.earlier) == ("b.md", "a.md")
+    moved = [items[0], Dated("b.md", NOON - dt.timedelta(hours=1), FERRY_EDITED)]
+    assert not pickle.loads(pickle.dumps(kept)).update(moved, {}, {"b.md"})
