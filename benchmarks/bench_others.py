@@ -56,11 +56,10 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_build import REPO, timed  # noqa: E402
+from bench_build import REPO, calibration, timed  # noqa: E402
 from corpus import write_corpus  # noqa: E402
 
 OTHERS = Path(__file__).resolve().parent / "others"
-LOOP = "x = 0\nfor i in range(5_000_000): x += i * i % 7"
 
 
 @dataclass(frozen=True)
@@ -160,12 +159,6 @@ def measure(chosen: list[Tool], runs: int, stories: int) -> tuple[dict, dict]:
             found[tool.name].append(cold_run(tool))
             files[tool.name] = outputs(tool, stories)
     return found, files
-
-
-def calibration() -> float:
-    start = time.perf_counter()
-    subprocess.run([sys.executable, "-c", LOOP], check=True)
-    return time.perf_counter() - start
 
 
 def versions(names: set[str], hugo: Path, venv: Path) -> list[str]:
