@@ -110,3 +110,27 @@ def test_front_matter_values_are_those_of_the_safe_loader(text: str):
         return
     data, _, _ = parse_yaml(text, "x.md", 0)
     assert data == expected and type(data) is type(expected)
+
+
+def test_models_cross_processes_as_they_were():
+    """Front matter and manifests are pickled as JSON between the build's processes: what arrives equals what
+    left and serializes the same (times with offsets, a date for `updated`, optional parts left out)."""
+    import datetime as dt
+    import pickle
+
+    from generator.models import FrontMatter, Manifest
+
+    shared = {"title": "T", "description": "D", "newsroom": "city", "beat": "transit", "trust": "reported",
+              "ledger": [{"manifest": "1", "claims": ["2", "3"]}]}
+    matters = [
+        FrontMatter.model_validate({**shared, "published": dt.datetime(2026, 11, 21, 10, 30, tzinfo=dt.timezone.utc)}),
+        FrontMatter.model_validate({**shared, "published": "2026-11-21T10:30:00.25+05:30", "updated": dt.date(2026, 11, 22),
+                                    "key_facts": [{"text": "K", "cites": ["1"]}], "decision_card": {"useful_for": ["x"]},
+                                    "related": ["2026-11-20/a"], "draft": True, "slug": "t-1", "edition": "2026-11-21T10"}),
+    ]
+    manifest = Manifest.model_validate({"id": "1", "title": "M", "source": {"name": "S", "url": "https://example.org/"},
+                                        "published": "2026-11-20T08:00:00-04:00", "claims": [{"id": "2", "text": "C"}]})
+    for model in (*matters, manifest):
+        back = pickle.loads(pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
+        assert back == model and type(back) is type(model) and back.model_dump_json() == model.model_dump_json()
+        assert back.published.isoformat() == model.published.isoformat()
