@@ -9,6 +9,7 @@ import itertools
 import json
 import os
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -43,16 +44,18 @@ class Content:
 
 
 def load_content(root: Path, drafts: bool = True, base_url: str | None = None, stories: bool = True,
-                 known: dict[str, tuple] | None = None) -> Content:
+                 known: dict[str, tuple] | None = None, stamps: Mapping[str, Sequence] | None = None) -> Content:
     """Read site.toml, manifests, stories (unless the caller loads them itself) and pages under root/content.
-    `known`: the manifest_files of an earlier load; a manifest whose file has the same stat is not read again."""
+    `known`: the manifest_files of an earlier load; a manifest whose file has the same stat is not read again
+    (the stat as `stamps`, a scan's by shown path, gives it, else as the file has it now)."""
     content_dir = root / "content"
     config, findings = load_config(content_dir / CONFIG_NAME, base_url, f"content/{CONFIG_NAME}")
     found = Content(root, config, findings=findings)
     manifests = os.path.join(content_dir, "manifests")
     for name in _names(manifests, ".json"):
         path, shown = os.path.join(manifests, name), f"content/manifests/{name}"
-        stamp = _stamp(path)
+        scanned = stamps.get(shown) if stamps else None
+        stamp = (scanned[0], scanned[1]) if scanned is not None else _stamp(path)
         before = known.get(shown) if known else None
         loaded = before[1] if before is not None and stamp is not None and before[0] == stamp else load_manifest(path, shown)
         found.manifest_files[shown] = (stamp, loaded)

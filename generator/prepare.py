@@ -81,7 +81,8 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
 
 def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None, progress: Progress | None,
                 sections: Spill | None, memo: Memo | None, stamps: Mapping[str, Sequence]) -> Checked:
-    content = load_content(root, drafts=drafts, base_url=base_url, stories=False, known=memo.manifests if memo else None)
+    content = load_content(root, drafts=drafts, base_url=base_url, stories=False, known=memo.manifests if memo else None,
+                           stamps=stamps)
     if content.config is None:
         return Checked(content, None, Report(sorted(content.findings), {}))
     files = story_files(root)
