@@ -209,8 +209,9 @@ class StoredView:
     def __getattr__(self, name: str) -> Any:  # the kept fields, then everything else (what templates read)
         if name.startswith("_"):
             raise AttributeError(name)
-        if name in self.KEPT:
-            vars(self).update(pickle.loads(self._packed))
+        if name in self.KEPT:  # equal labels (thousands of views, a few newsrooms) as one object each
+            vars(self).update((key, _SHARED.setdefault(value, value) if isinstance(value, Label) else value)
+                              for key, value in pickle.loads(self._packed).items())
             return vars(self)[name]
         return getattr(self.view, name)
 
@@ -225,6 +226,9 @@ class StoredView:
     def reduced(self) -> tuple:
         """How the build memo pickles it: without the JSON."""
         return _stored_view, (self.path, self.mark, self._packed)
+
+
+_SHARED: dict[Label, Label] = {}
 
 
 def _stored_view(path: str, mark: str, packed: bytes) -> StoredView:
