@@ -14,6 +14,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+# A build's parallelism is its processes (--jobs): the BLAS threads numpy starts on import would only spin
+# beside them (numpy's vector work here is elementwise, never BLAS). Set before anything imports numpy.
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+
 from . import __version__
 from .cache import load_state, options_key, scan, unchanged
 from .slugs import slugify
