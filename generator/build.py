@@ -232,7 +232,9 @@ class _Render:
     def made(self, story: Story, view: StoredView, outputs: list[tuple[str, bytes | Kept]], keys: list[str],
              found: dict[str, list[str]]) -> None:
         entry = self.entries[story.path]
-        if story.meta.related is None:
+        by_key = self.index.by_key
+        keys = [by_key[key].key if key in by_key else key for key in keys]  # this process's copies (from a worker):
+        if story.meta.related is None:                                      # the memo then pickles each key once
             found[story.key] = keys
         if self.memo is not None and not entry.render:  # a first build learns related stories while rendering
             entry.render = self.render_key(story, keys, self.checked.report.passed.get(story.path, []))
