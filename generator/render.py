@@ -184,17 +184,17 @@ class CompiledTemplates(BytecodeCache):
 
 COMPILED = CompiledTemplates()
 
-try:  # MarkupSafe 3: escape() is Python around this C function (in 2.x, escape() itself was the C function)
-    from markupsafe import _escape_inner
-except ImportError:  # pragma: no cover
-    _escape_inner = None
 _new_string = str.__new__
+try:  # MarkupSafe 3: escape() is Python around this C function
+    from markupsafe import _escape_inner
+except ImportError:  # pragma: no cover  (MarkupSafe 2: escape() itself is the C function)
+    _escape_inner = None
 
 
 def fast_escape(value: Any) -> Markup:
     """markupsafe.escape, its common case (a plain string) without the Python-level Markup constructor: a
     page escapes hundreds of values, and that constructor was a third of the cost of each."""
-    if type(value) is str:
+    if type(value) is str and _escape_inner is not None:
         return _new_string(Markup, _escape_inner(value))
     return escape(value)
 
@@ -206,8 +206,7 @@ class _Template(Template):
     @classmethod
     def from_code(cls, environment: Environment, code: Any, globals: Any, uptodate: Any = None) -> Template:
         template = super().from_code(environment, code, globals, uptodate)
-        if _escape_inner is not None:
-            template.root_render_func.__globals__["escape"] = fast_escape
+        template.root_render_func.__globals__["escape"] = fast_escape
         return template
 
 
