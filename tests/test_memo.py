@@ -70,15 +70,21 @@ def test_a_memo_from_elsewhere_is_never_unpickled(site: Path, tmp_path: Path):
     assert load_memo(site, new_memo(site, "y")) is None  # other options
 
 
-def test_only_the_memo_shards_holding_a_changed_entry_are_written_again(site: Path):
-    """The memo keeps its story entries in shards named by digest: a touched file (new stat, same bytes) or an
-    edited story rewrites the shard holding it, and the others are left as they are."""
+def _saved(site: Path):
+    """A grown site built with a memo and the memo saved: (its empty memo, the build, the memo's folder, the
+    files in it besides the head)."""
     _grown(site, 8)
     empty = new_memo(site, "x")
     first = build_site(site, search=False, memo=empty)
     save_memo(site, first.memo)
     folder = site / CACHE_DIR / MEMO_DIR.format(options=empty.options)
-    before = set(os.listdir(folder)) - {HEAD}
+    return empty, first, folder, set(os.listdir(folder)) - {HEAD}
+
+
+def test_only_the_memo_shards_holding_a_changed_entry_are_written_again(site: Path):
+    """The memo keeps its story entries in shards named by digest: a touched file (new stat, same bytes) or an
+    edited story rewrites the shard holding it, and the others are left as they are."""
+    empty, first, folder, before = _saved(site)
     os.utime(site / STORY_PATH, ns=(10**18, 10**18))
     memo = load_memo(site, empty)
     shard = memo.shards[next(n for n, (_, _, entries) in memo.shards.items() if STORY_PATH in entries)][0]
@@ -242,12 +248,7 @@ def test_a_saved_entry_reads_back_as_it_was(site: Path):
 
 def test_a_body_edit_writes_one_shard_again_and_not_its_views(site: Path):
     """The edited story's entry is new, but its view without the body reads the same: the file of views stays."""
-    _grown(site, 8)
-    empty = new_memo(site, "x")
-    first = build_site(site, search=False, memo=empty)
-    save_memo(site, first.memo)
-    folder = site / CACHE_DIR / MEMO_DIR.format(options=empty.options)
-    before = set(os.listdir(folder)) - {HEAD}
+    empty, first, folder, before = _saved(site)
     path = site / STORY_PATH
     path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
     memo = load_memo(site, empty)
