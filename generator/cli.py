@@ -19,11 +19,10 @@ import click
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 
 from . import __version__
-from .cache import load_state, options_key, same_output, scan, unchanged
+from .cache import load_state, options_key, scan, unchanged
 from .slugs import slugify
 
 if TYPE_CHECKING:  # the commands import what they run, so `build` of an unchanged site starts in a blink
-    from .memo import Prefetch
     from .models import Finding
     from .serve import Rebuilt
 
@@ -76,24 +75,19 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
             click.echo(line, err=True)
         click.echo(_built_line(state.summary, time.perf_counter() - started, target, "up to date: "), err=True)
         return
-    prefetch = None
-    if state is not None and state.key == key and same_output(target, state):  # a memo to load: read it meanwhile
-        from .memo import Prefetch
-
-        prefetch = Prefetch(root, key)
     enabled = gc.isenabled()
     gc.disable()  # importing the generator makes some hundred thousand objects and no garbage to collect
     try:
-        _build(root, target, key, state, inputs, drafts, jobs, base_url, not no_search, started, prefetch)
+        _build(root, target, key, state, inputs, drafts, jobs, base_url, not no_search, started)
     finally:
         if enabled:
             gc.enable()
 
 
 def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], drafts: bool, jobs: int | None,
-           base_url: str | None, search: bool, started: float, prefetch: Prefetch | None) -> None:
+           base_url: str | None, search: bool, started: float) -> None:
     from .build import build_site
-    from .cache import record, shown_stamps
+    from .cache import record, same_output, shown_stamps
     from .memo import DamagedMemo, load_memo, new_memo, save_memo
     from .workers import no_cycle_collection
     from .write import Pending
@@ -101,7 +95,7 @@ def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], d
     previous = state.outputs if state is not None and state.key == key else None
     with no_cycle_collection():  # loading and saving the memo make many objects, and few cycles
         empty = new_memo(root, key)
-        memo = (load_memo(root, empty, prefetch) if prefetch is not None else None) or empty
+        memo = (load_memo(root, empty) if previous is not None and same_output(target, state) else None) or empty
         stamps = shown_stamps(root, inputs)
         while True:
             pending = Pending(target, previous)

@@ -15,19 +15,19 @@ import io
 import os
 import pickle
 import secrets
-import threading
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import Any
 
 from .cache import CACHE_DIR, digest
+from .load import stored_manifests
+from .similarity import Features, PackedFeatures
+from .view import StoredView
 
 MEMO_DIR = "memo-{options}"  # one per set of build options (output folder, drafts, base URL...)
 HEAD = "head"
-FORMAT = b"ledgerpress-memo-4\n"
-VIEWS = "views-"  # the files of views' JSON: this, then their digest
+FORMAT = b"ledgerpress-memo-3\n"
 KEY_NAME = "memo-key"
 SHARDS = 64  # story entries are kept in this many files, so that an edit writes one of them again
 
@@ -128,64 +128,33 @@ class _Views:
                 data = self.path.read_bytes()
             except OSError as err:
                 raise DamagedMemo(f"{self.path}: {err.strerror}") from err
-            if VIEWS + digest(data) != self.path.name:
+            if digest(data) != self.path.name:
                 raise DamagedMemo(f"{self.path}: not the file the memo signed")
             self.texts = pickle.loads(data)
         return self.texts[story]
 
 
-class Prefetch:
-    """The memo's head and story shards read, with their digests, on a thread of their own while the main
-    thread imports the rest of the generator (reading and hashing give up the interpreter lock): what
-    load_memo then has at hand instead of reading. The files of views are left to be read when needed."""
-
-    def __init__(self, root: Path, options: str) -> None:
-        self.files: dict[str, tuple[bytes, bytes | str]] = {}
-        secret = _secret()
-        self._thread = threading.Thread(target=self._read, daemon=True,
-                                        args=(root / CACHE_DIR / MEMO_DIR.format(options=_hex(options.encode())), secret))
-        if secret is not None:
-            self._thread.start()
-
-    def _read(self, folder: Path, secret: bytes) -> None:
-        try:
-            names = [name for name in os.listdir(folder) if not name.startswith((VIEWS, "."))]
-            for name in names:
-                data = (folder / name).read_bytes()
-                self.files[name] = (data, hmac.new(secret, data[len(FORMAT) + 32:], hashlib.sha256).digest()
-                                    if name == HEAD else digest(data))
-        except OSError:  # a file gone meanwhile: load_memo reads it (or finds it gone) itself
-            pass
-
-    def taken(self) -> dict[str, tuple[bytes, bytes | str]]:
-        if self._thread.is_alive() or self._thread.ident is not None:
-            self._thread.join()
-        return self.files
-
-
-def load_memo(root: Path, empty: Memo, prefetched: Prefetch | None = None) -> Memo | None:
+def load_memo(root: Path, empty: Memo) -> Memo | None:
     """The memo of the last good build of this root with the same options, if it is ours, intact and made
-    for the same code and site.toml as `empty` (from new_memo); its files as `prefetched` read them, if it did."""
+    for the same code and site.toml as `empty` (from new_memo)."""
     secret = _secret()
     if secret is None:
         return None
     folder = root / CACHE_DIR / MEMO_DIR.format(options=empty.options)
-    files = prefetched.taken() if prefetched is not None else {}
     try:
-        data, signed = files.get(HEAD) or _read_checked(folder / HEAD, lambda data: hmac.new(
-            secret, data[len(FORMAT) + 32:], hashlib.sha256).digest())
+        data = (folder / HEAD).read_bytes()
     except OSError:
         return None
     head, signature, body = data[:len(FORMAT)], data[len(FORMAT):len(FORMAT) + 32], data[len(FORMAT) + 32:]
-    if head != FORMAT or not hmac.compare_digest(signature, signed):
+    if head != FORMAT or not hmac.compare_digest(signature, hmac.new(secret, body, hashlib.sha256).digest()):
         return None
     try:
         memo, names = pickle.loads(body)
         if not isinstance(memo, Memo) or memo.key != empty.key:
             return None
         for number, (name, views_name) in names.items():
-            data, code = files.get(name) or _read_checked(folder / name, digest)
-            if code != name or not (folder / views_name).is_file():  # the signed head names each shard by its digest
+            data = (folder / name).read_bytes()
+            if digest(data) != name or not (folder / views_name).is_file():  # the signed head names each shard by its digest
                 return None
             entries = pickle.loads(data)
             views = _Views(folder / views_name)
@@ -198,12 +167,6 @@ def load_memo(root: Path, empty: Memo, prefetched: Prefetch | None = None) -> Me
     if memo.related is not None and not memo.related.relink(memo.stories):
         memo.related = None
     return memo
-
-
-def _read_checked(path: Path, check: Callable[[bytes], Any]) -> tuple[bytes, Any]:
-    """A file's bytes and what `check` makes of them (its digest, or its signature for the head)."""
-    data = path.read_bytes()
-    return data, check(data)
 
 
 def save_memo(root: Path, memo: Memo) -> None:
@@ -236,8 +199,6 @@ def save_memo(root: Path, memo: Memo) -> None:
     except DamagedMemo:
         (folder / HEAD).unlink(missing_ok=True)
         return
-    from .load import stored_manifests  # (here: the CLI imports this module before the rest, see Prefetch)
-
     kept = dataclasses.replace(memo, stories={}, shards={}, manifests=stored_manifests(root, memo.manifests))
     body = pickle.dumps((kept, names), protocol=pickle.HIGHEST_PROTOCOL)
     _write(folder / HEAD, [FORMAT, hmac.new(secret, body, hashlib.sha256).digest(), body])
@@ -250,7 +211,7 @@ def _save_views(folder: Path, entries: dict[str, Entry]) -> _Views:
     """Write one shard's views' JSON; the views then read it from there (or from memory, as it was written)."""
     texts = {path: entry.view.text for path, entry in entries.items()}
     data = pickle.dumps(texts, protocol=pickle.HIGHEST_PROTOCOL)
-    views = _Views(folder / (VIEWS + digest(data)), texts)
+    views = _Views(folder / digest(data), texts)
     _write(views.path, [data])
     for path, entry in entries.items():
         entry.view.lend(functools.partial(views.text, path))
@@ -260,9 +221,6 @@ def _save_views(folder: Path, entries: dict[str, Entry]) -> _Views:
 def _compact(entries: dict[str, Entry]) -> bytes:
     """Pickled story entries without their views' JSON (kept apart) and with their similarity features packed
     (unpacked only when read again)."""
-    from .similarity import Features, PackedFeatures
-    from .view import StoredView
-
     out = io.BytesIO()
     pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = copyreg.dispatch_table | {

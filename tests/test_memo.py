@@ -260,21 +260,3 @@ def test_a_body_edit_writes_one_shard_again_and_not_its_views(site: Path):
     after = set(os.listdir(folder)) - {HEAD}
     assert before - after == {shard} and len(after - before) == 1 and views.path.name in after
     assert load_memo(site, empty).stories[STORY_PATH].view.text == result.memo.stories[STORY_PATH].view.text
-
-
-def test_a_prefetched_memo_is_the_memo_and_is_checked_the_same(site: Path):
-    """The CLI reads the memo's files on a thread while it imports the generator: what load_memo makes of
-    them is what it makes of the files, and a damaged shard is refused all the same."""
-    from generator.memo import Prefetch
-
-    empty, first, folder, files = _saved(site)
-    read = Prefetch(site, "x").taken()
-    assert HEAD in read and set(read) - {HEAD} == {name for name in files if not name.startswith("views-")}
-    plain, fetched = load_memo(site, empty), load_memo(site, empty, Prefetch(site, "x"))
-    assert fetched is not None and fetched.stories.keys() == plain.stories.keys()
-    assert all(fetched.stories[path].view.text == entry.view.text for path, entry in plain.stories.items())
-    shard = next(iter(plain.shards.values()))[0]
-    data = bytearray((folder / shard).read_bytes())
-    data[-5] ^= 1
-    (folder / shard).write_bytes(bytes(data))
-    assert load_memo(site, empty, Prefetch(site, "x")) is None
