@@ -139,6 +139,17 @@ def record(root: Path, out: Path, key: str, outputs: dict[str, str], warnings: l
              "warnings": warnings, "summary": summary}
     folder = root / CACHE_DIR
     folder.mkdir(exist_ok=True)
-    temporary = folder / f".{STATE_FILE}.{os.getpid()}"
-    temporary.write_bytes(orjson.dumps(state))  # a large site's state is tens of thousands of entries
-    os.replace(temporary, folder / STATE_FILE)
+    put_file(folder / STATE_FILE, [orjson.dumps(state)])  # a large site's state is tens of thousands of entries
+
+
+def put_file(path: Path, parts: list[bytes]) -> None:
+    """Write a cache file whole under a temporary name, then put it where the old one was: a reader finds the
+    old file, the new one, or none (and then builds without: every cache file is checked as it is read). The
+    old file is deleted first, since renaming over it would make ext4 write the new one out at once
+    (auto_da_alloc: 10 ms for the memo's head of 8 MB here, instead of 3)."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}")
+    with open(temporary, "wb") as out:
+        for part in parts:
+            out.write(part)
+    path.unlink(missing_ok=True)
+    os.rename(temporary, path)

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .cache import CACHE_DIR, digest
+from .cache import CACHE_DIR, digest, put_file
 from .load import stored_manifests
 from .similarity import Features, PackedFeatures
 from .view import StoredView
@@ -193,7 +193,7 @@ def save_memo(root: Path, memo: Memo) -> None:
                     views = _save_views(folder, entries)
                 data = _compact(entries)
                 name = digest(data)
-                _write(folder / name, [data])
+                put_file(folder / name, [data])
                 memo.shards[number] = (name, views, entries)
             names[number] = (name, views.path.name)
     except DamagedMemo:
@@ -201,7 +201,7 @@ def save_memo(root: Path, memo: Memo) -> None:
         return
     kept = dataclasses.replace(memo, stories={}, shards={}, manifests=stored_manifests(root, memo.manifests))
     body = pickle.dumps((kept, names), protocol=pickle.HIGHEST_PROTOCOL)
-    _write(folder / HEAD, [FORMAT, hmac.new(secret, body, hashlib.sha256).digest(), body])
+    put_file(folder / HEAD, [FORMAT, hmac.new(secret, body, hashlib.sha256).digest(), body])
     for stale in set(os.listdir(folder)) - {HEAD, *(name for pair in names.values() for name in pair)}:
         (folder / stale).unlink(missing_ok=True)  # files no head names any longer
     (folder.parent / f"{folder.name}.pickle").unlink(missing_ok=True)  # the one-file memo of earlier versions
@@ -212,7 +212,7 @@ def _save_views(folder: Path, entries: dict[str, Entry]) -> _Views:
     texts = {path: entry.view.text for path, entry in entries.items()}
     data = pickle.dumps(texts, protocol=pickle.HIGHEST_PROTOCOL)
     views = _Views(folder / digest(data), texts)
-    _write(views.path, [data])
+    put_file(views.path, [data])
     for path, entry in entries.items():
         entry.view.lend(functools.partial(views.text, path))
     return views
@@ -231,10 +231,3 @@ def _compact(entries: dict[str, Entry]) -> bytes:
     return out.getvalue()
 
 
-def _write(path: Path, parts: list[bytes]) -> None:
-    """Write a file whole or not at all (a reader sees the old one or the new one)."""
-    temporary = path.with_name(f".{path.name}.{os.getpid()}")
-    with open(temporary, "wb") as out:
-        for part in parts:
-            out.write(part)
-    os.replace(temporary, path)

@@ -233,3 +233,12 @@ def test_a_manifest_edited_after_the_scan_is_read_when_next_scanned(site: Path):
     after = build_site(site, search=False, memo=load_memo(site, empty), stamps=shown_stamps(site, scan(site, None)))
     assert after.files == build_site(site, search=False).files
     assert b"Transit ridership review" in b"".join(after.files.values())
+
+
+def test_a_cache_file_is_put_in_place_whole(tmp_path: Path):
+    from generator.cache import put_file
+
+    target = tmp_path / "state.json"
+    put_file(target, [b"old"])
+    put_file(target, [b"new ", b"bytes"])
+    assert target.read_bytes() == b"new bytes" and [p.name for p in tmp_path.iterdir()] == ["state.json"]
