@@ -192,10 +192,12 @@ except ImportError:  # pragma: no cover  (MarkupSafe 2: escape() itself is the C
 
 
 def fast_escape(value: Any) -> Markup:
-    """markupsafe.escape, its common case (a plain string) without the Python-level Markup constructor: a
-    page escapes hundreds of values, and that constructor was a third of the cost of each."""
+    """markupsafe.escape, its common cases (a plain string, Markup) without the Python-level Markup
+    constructor: a page escapes hundreds of values, and that constructor was a third of the cost of each."""
     if type(value) is str and _escape_inner is not None:
         return _new_string(Markup, _escape_inner(value))
+    if type(value) is Markup:  # already safe, and immutable: escape() would make an equal copy
+        return value
     return escape(value)
 
 
