@@ -22,7 +22,7 @@ from .load import Content, add_story, load_content, load_story, story_files
 from .memo import Entry, Memo
 from .models import Finding, ManifestFile, Story, StoryFile
 from .related_stories import cited_ids
-from .similarity import Features, features
+from .similarity import Features, PackedFeatures, features
 from .view import SectionView, section_rows, sections_of
 from .workers import Progress, no_cycle_collection, workers
 
@@ -37,7 +37,7 @@ class Prepared:
     story: Story | StoryFile | None
     findings: list[Finding]
     local: list[Finding] = field(default_factory=list)
-    features: Features | None = None
+    features: Features | PackedFeatures | None = None  # packed by the worker that read it
     cited: frozenset[str] = frozenset()
     sections: Spilled | None = None  # where the rendered body waits until the story is rendered
     stamp: tuple[int, int] = (0, 0)
@@ -190,7 +190,7 @@ def prepare_story(item: tuple[str, str]) -> Prepared:
                          ) if spill is not None else None
     cited = cited_ids(body) | {i for fact in story.meta.key_facts for i in fact.cites}
     refs = cited | {entry.manifest for entry in story.meta.ledger}
-    found = features(story.body)
+    found = PackedFeatures.of(features(story.body))  # packed here, on every core, as the memo keeps them
     story.source = story.source.shallow()  # local rules are done; the rest need only top-level places
     story.body = ""
     return Prepared(shown, story, findings, local, found, frozenset(cited), sections, stamp, code, frozenset(refs))

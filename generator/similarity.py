@@ -250,8 +250,9 @@ def _features(sketch: bytes, empty: bool, words: tuple[str, ...], numbers: tuple
 
 
 class PackedFeatures:
-    """Features as the build memo keeps them: pickled, and unpickled only when first read (after an edit,
-    only the stories it reaches are compared again)."""
+    """Features pickled, and unpickled only when first read: as a build worker sends them (packed once, there,
+    and kept so by the build memo) and as the memo gives them back (after an edit, only the stories it
+    reaches are compared again)."""
 
     __slots__ = ("packed", "_found")
 
@@ -263,12 +264,20 @@ class PackedFeatures:
     def of(cls, found: Features) -> PackedFeatures:
         return cls(pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
 
+    def interned(self) -> PackedFeatures:
+        """These features, their words unpacked as the one copy this process keeps of each (see Features)."""
+        self._found = self.unpacked().interned()
+        return self
+
+    def unpacked(self) -> Features:
+        if self._found is None:
+            self._found = pickle.loads(self.packed)
+        return self._found
+
     def __getattr__(self, name: str) -> Any:  # sketch, empty, words, numbers
         if name.startswith("_"):
             raise AttributeError(name)
-        if self._found is None:
-            self._found = pickle.loads(self.packed)
-        return getattr(self._found, name)
+        return getattr(self.unpacked(), name)
 
     def __reduce__(self) -> tuple:
         return PackedFeatures, (self.packed,)
