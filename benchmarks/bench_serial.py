@@ -24,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_build import REPO, corpus  # noqa: E402
+from bench_stages import timed  # noqa: E402
 
 STEPS = {  # module: the parent's steps in it worth timing
     "cli": ["scan", "_build"],
@@ -46,25 +47,16 @@ def drive(site: Path, report: Path) -> None:
 
     steps: list[tuple[float, float, str]] = []
 
-    def timed(owner: object, name: str, label: str) -> None:
-        inner = getattr(owner, name)
-
-        def wrapper(*args, **kwargs):
-            begun = time.perf_counter()
-            try:
-                return inner(*args, **kwargs)
-            finally:
-                if os.getpid() == parent:  # forked workers inherit the wrapper: only the parent's calls count
-                    steps.append((begun - started, time.perf_counter() - started, label))
-
-        setattr(owner, name, wrapper)
+    def note(label: str, begun: float, ended: float) -> None:
+        if os.getpid() == parent:  # forked workers inherit the wrappers: only the parent's calls count
+            steps.append((begun - started, ended - started, label))
 
     for path, names in STEPS.items():
         module_name, _, class_name = path.partition(".")
         owner = importlib.import_module(f"generator.{module_name}")
         owner = getattr(owner, class_name) if class_name else owner
         for name in names:
-            timed(owner, name, f"{path}.{name}")
+            timed(owner, name, f"{path}.{name}", note)
     steps.append((0.0, time.perf_counter() - started, "import the generator (here, to wrap its steps)"))
     leave = os._exit
 

@@ -25,16 +25,20 @@ from bench_build import corpus, edit_one  # noqa: E402
 TIMES: dict[str, float] = defaultdict(float)
 
 
-def timed(owner: object, name: str, label: str | None = None) -> None:
-    """Wrap owner.name so that its wall time adds up under label."""
+def timed(owner: object, name: str, label: str | None = None, note=None) -> None:
+    """Wrap owner.name so that its wall time adds up under label (or goes to note(label, start, end))."""
     inner = getattr(owner, name)
+    label = label or name
 
     def wrapper(*args, **kwargs):
         started = time.perf_counter()
         try:
             return inner(*args, **kwargs)
         finally:
-            TIMES[label or name] += time.perf_counter() - started
+            if note is None:
+                TIMES[label] += time.perf_counter() - started
+            else:
+                note(label, started, time.perf_counter())
 
     setattr(owner, name, wrapper)
 
