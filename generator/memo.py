@@ -22,7 +22,6 @@ from typing import Any
 
 from .cache import CACHE_DIR, digest, put_file
 from .load import stored_manifests
-from .similarity import Features, PackedFeatures
 from .view import StoredView
 
 MEMO_DIR = "memo-{options}"  # one per set of build options (output folder, drafts, base URL...)
@@ -67,7 +66,7 @@ class Memo:
     repeats: Any = None                                             # similarity.RepeatIndex (LP040)
     templates: str = ""                                             # digest of the story templates
     compiled: dict[str, bytes] = field(default_factory=dict)        # render.CompiledTemplates, for the next process
-    shards: dict[int, tuple[str, Any, dict[str, Entry]]] = field(default_factory=dict, repr=False)  # as loaded: file, views, entries
+    shards: dict[int, tuple[str, _Views, dict[str, Entry]]] = field(default_factory=dict, repr=False)  # file, views, entries
 
 
 def new_memo(root: Path, options: str) -> Memo:
@@ -219,14 +218,11 @@ def _save_views(folder: Path, entries: dict[str, Entry]) -> _Views:
 
 
 def _compact(entries: dict[str, Entry]) -> bytes:
-    """Pickled story entries without their views' JSON (kept apart) and with their similarity features packed
-    (unpacked only when read again)."""
+    """Pickled story entries without their views' JSON (kept apart; their similarity features come packed
+    from the worker that read them, and stay so)."""
     out = io.BytesIO()
     pickler = pickle.Pickler(out, protocol=pickle.HIGHEST_PROTOCOL)
-    pickler.dispatch_table = copyreg.dispatch_table | {
-        StoredView: StoredView.reduced,
-        Features: lambda found: (PackedFeatures.of(found).__reduce__()),
-    }
+    pickler.dispatch_table = copyreg.dispatch_table | {StoredView: StoredView.reduced}
     pickler.dump(entries)
     return out.getvalue()
 

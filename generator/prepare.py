@@ -22,7 +22,7 @@ from .load import Content, add_story, load_content, load_story, story_files
 from .memo import Entry, Memo
 from .models import Finding, ManifestFile, Story, StoryFile
 from .related_stories import cited_ids
-from .similarity import Features, PackedFeatures, features
+from .similarity import PackedFeatures, features
 from .view import SectionView, section_rows, sections_of
 from .workers import Progress, no_cycle_collection, workers
 
@@ -37,7 +37,7 @@ class Prepared:
     story: Story | StoryFile | None
     findings: list[Finding]
     local: list[Finding] = field(default_factory=list)
-    features: Features | PackedFeatures | None = None  # packed by the worker that read it
+    features: PackedFeatures | None = None  # packed by the worker that read it
     cited: frozenset[str] = frozenset()
     sections: Spilled | None = None  # where the rendered body waits until the story is rendered
     stamp: tuple[int, int] = (0, 0)
@@ -93,7 +93,7 @@ def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None
     fresh = [(path, shown) for path, shown in files if shown not in known]
     checked = Checked(content, None, Report([], {}), fresh={shown for _, shown in fresh}, manifests=manifests)
     local: list[Finding] = []
-    signatures: dict[str, Features] = {}
+    signatures: dict[str, PackedFeatures] = {}
     cited: dict[str, frozenset[str]] = {}
     _JOB.update(manifests=content.manifests, config=content.config, spill=sections)
     made = workers(jobs).map(prepare_story, fresh, len(fresh))  # in file order: each is taken in as it comes

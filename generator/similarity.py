@@ -238,7 +238,7 @@ class Features(NamedTuple):
 
     def interned(self) -> Features:
         """The same, its words the one copy this process keeps of each (they arrive from workers as copies;
-        shared, they are pickled once per memo)."""
+        shared, they take memory once, and the memo's related-story index pickles each once)."""
         return self._replace(words=tuple(map(sys.intern, self.words)))
 
     def __reduce__(self) -> tuple:
