@@ -66,6 +66,7 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
     """Check every story, then write the site into public/ (or nothing, if an error remains). Only what
     changed since the last build is read and rendered again (--force: everything)."""
     started = time.perf_counter()
+    root = root.resolve()  # one spelling of every input's path in the cache, whichever way the root is named
     target = (out or root / "public").resolve()
     key = options_key(__version__, drafts=drafts, base_url=base_url, out=target, search=not no_search)
     state = None if force else load_state(root)

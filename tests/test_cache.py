@@ -40,6 +40,14 @@ def test_unchanged_site_is_not_rebuilt(site: Path):
     assert stamps(site / "public") == before
 
 
+def test_the_root_named_another_way_is_the_same_site(site: Path, monkeypatch: pytest.MonkeyPatch):
+    """`--root .` from the site's folder and the site's full path share one cache: still up to date."""
+    build(site)
+    monkeypatch.chdir(site)
+    assert "up to date" in build(Path("."))
+    assert "up to date" in build(site.parent / site.name / ".." / site.name)
+
+
 def test_an_edit_rewrites_only_the_files_it_changes(site: Path):
     build(site)
     before = stamps(site / "public")
