@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,10 +93,13 @@ def same_output(out: Path, state: State | None) -> bool:
     return state is not None and bool(state.out) and _out_stamp(out) == state.out
 
 
-def scan(root: Path, previous: State | None) -> dict[str, list]:
+def scan(root: Path, previous: State | None, read_later: bool = False) -> dict[str, list]:
     """Every input as it is before a build reads it: [mtime_ns, size, digest], the digest taken from
-    `previous` when the stat is the same (a file edited while the build runs is then seen as changed next time)."""
+    `previous` when the stat is the same (a file edited while the build runs is then seen as changed next time).
+    `read_later`: a first build leaves the story files' digests empty (""): it reads and hashes every story
+    anyway, and `settle` takes each digest from there, with the stat taken as it was read."""
     known = previous.inputs if previous else {}
+    stories = f"{root / 'content' / 'stories'}{os.sep}"
     inputs: dict[str, list] = {}
     for path in input_files(root):
         stamp = _stamp(path)
@@ -104,9 +108,25 @@ def scan(root: Path, previous: State | None) -> dict[str, list]:
         old = known.get(path)
         if old is not None and old[:2] == stamp:
             inputs[path] = old
+        elif read_later and path.startswith(stories):
+            inputs[path] = [*stamp, ""]
         elif (code := _file_digest(path)) is not None:
             inputs[path] = [*stamp, code]
     return inputs
+
+
+def settle(root: Path, inputs: dict[str, list], read: Mapping[str, tuple[tuple[int, int], str]]) -> None:
+    """Fill in the digests `scan` left to the build: each as the build read the file (`read`: [mtime_ns, size]
+    and digest by the path the build shows), else (a file the build did not read) hashed now."""
+    top = f"{root / 'content'}{os.sep}"
+    for path, found in inputs.items():
+        if found[2]:
+            continue
+        stamp, code = read.get("content/" + path[len(top):].replace(os.sep, "/"), (None, ""))
+        if code:
+            inputs[path] = [*stamp, code]
+        elif (code := _file_digest(path)) is not None:
+            inputs[path] = [*found[:2], code]
 
 
 def shown_stamps(root: Path, inputs: dict[str, list]) -> dict[str, list]:

@@ -70,7 +70,7 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
     target = (out or root / "public").resolve()
     key = options_key(__version__, drafts=drafts, base_url=base_url, out=target, search=not no_search)
     state = None if force else load_state(root)
-    inputs = scan(root, state)
+    inputs = scan(root, state, read_later=state is None)
     if unchanged(target, key, state, inputs):
         for line in state.warnings:
             click.echo(line, err=True)
@@ -88,7 +88,7 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
 def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], drafts: bool, jobs: int | None,
            base_url: str | None, search: bool, started: float) -> None:
     from .build import build_site
-    from .cache import record, same_output, shown_stamps
+    from .cache import record, same_output, settle, shown_stamps
     from .memo import DamagedMemo, load_memo, new_memo, save_memo
     from .workers import no_cycle_collection
     from .write import Pending
@@ -121,6 +121,8 @@ def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], d
         summary = {"stories": result.stories, "pages": result.pages, "files": len(result.digests),
                    "written": stats.files, "skipped": stats.skipped, "deleted": stats.deleted}
         warnings = [_finding_line(f) for f in result.findings]
+        settle(root, inputs, {path: (entry.prepared.stamp, entry.prepared.digest)
+                              for path, entry in (result.memo.stories.items() if result.memo else ())})
         record(root, target, key, result.digests, warnings, summary, inputs)
         if result.memo is not None:
             save_memo(root, result.memo)

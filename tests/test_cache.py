@@ -80,6 +80,21 @@ def test_a_story_edited_while_the_build_runs_is_built_again(site: Path, monkeypa
     assert "When the digging starts." in (site / "public/stories/2026-11-21/council-funds-the-quay-street-busway/index.md").read_text()
 
 
+def test_a_first_build_records_each_input_as_a_full_scan_would(site: Path):
+    """A first build hashes each story once, as it reads it: the state it records is what hashing every
+    input gives, a draft it does not render included."""
+    from generator.cache import load_state, scan
+
+    draft = site / "content/stories/2026-11-22/a-draft.md"
+    draft.parent.mkdir(parents=True)
+    draft.write_text(STORY.replace("trust: confirmed", "trust: confirmed\ndraft: true"))
+    build(site)
+    recorded = load_state(site).inputs
+    assert recorded == scan(site.resolve(), None)
+    assert all(found[2] for found in recorded.values())
+    assert str(draft.resolve()) in recorded and str((site / STORY_PATH).resolve()) in recorded
+
+
 def test_options_are_part_of_the_key(site: Path):
     build(site)
     assert "built" in build(site, "--base-url", "https://other.example.org")
