@@ -7,6 +7,7 @@ import bisect
 import math
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
+from itertools import chain, repeat
 
 import numpy as np
 
@@ -253,7 +254,7 @@ def distinctive(found: Sequence[Features], size: int = TOP_TERMS,
     """Per story, the `size` candidate words of highest tf-idf over all the stories."""
     documents = documents if documents is not None else Counter(word for mine in found for word in mine.words)
     idf = _idf(documents, len(found))
-    return [_top(mine, idf, size) for mine in found]
+    return _tops(found, idf, size)
 
 
 def _idf(documents: Counter, total: int) -> dict[str, float]:
@@ -265,6 +266,31 @@ def _top(found: Features, idf: Mapping[str, float], size: int = TOP_TERMS) -> fr
                 if (weight := idf.get(word)) is not None]
     weighted.sort(reverse=True)  # what heapq.nlargest gives, quicker for a few dozen words
     return frozenset(word for _, word in weighted[:size])
+
+
+def _tops(found: Sequence[Features], idf: Mapping[str, float], size: int = TOP_TERMS) -> list[frozenset[str]]:
+    """_top of every story in one go: the candidate words of all stories as a matrix of word numbers (numbered
+    in sorted order, so that ties in weight fall to the greater word, as in _top) and their weights, sorted
+    row by row; a word without an idf weighs -inf and is left out."""
+    if not found:
+        return []
+    ordered = sorted(idf)
+    number = {word: n for n, word in enumerate(ordered)}
+    weights = np.array([idf[word] for word in ordered] + [0.0])  # the last: where -1 (no idf) points
+    words = [mine.words for mine in found]
+    lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
+    width = int(lengths.max()) or 1
+    held = np.arange(width) < lengths[:, None]  # row by row, as the flat lists run
+    ids = np.full((len(found), width), -1, dtype=np.int64)
+    total = int(lengths.sum())
+    ids[held] = np.fromiter(map(number.get, chain.from_iterable(words), repeat(-1)), dtype=np.int64, count=total)
+    counts = np.zeros((len(found), width))
+    counts[held] = np.fromiter(chain.from_iterable(mine.numbers for mine in found), dtype=np.float64, count=total)
+    weighted = np.where(ids >= 0, counts * weights[ids], -np.inf)  # count * idf, as _top multiplies them
+    order = np.lexsort((-ids, -weighted), axis=1)[:, :size]
+    kept = (np.take_along_axis(weighted, order, axis=1) > -np.inf).sum(axis=1)  # those left out sort last
+    names = np.array([*ordered, ""], dtype=object)[np.take_along_axis(ids, order, axis=1)]
+    return [frozenset(row[:count]) for row, count in zip(names.tolist(), kept.tolist())]
 
 
 def _unique_by_key(stories: Sequence[Story]) -> list[Story]:

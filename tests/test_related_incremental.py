@@ -134,3 +134,21 @@ def test_distinctive_words_are_the_top_tf_idf_words_heapq_would_pick():
         found = Features(None, False, words, counts)
         weighted = [(count * idf[word], word) for word, count in zip(words, counts) if word in idf]
         assert _top(found, idf) == frozenset(word for _, word in heapq.nlargest(TOP_TERMS, weighted))
+
+
+def test_distinctive_words_of_all_stories_at_once_are_each_storys_own():
+    """distinctive() ranks every story's words in one array sort: the same words _top picks story by story,
+    ties in weight, words without a weight and stories without words included."""
+    from generator.related_stories import TOP_TERMS, _top, _tops
+    from generator.similarity import Features
+
+    rng = random.Random(12)
+    vocabulary = [f"word{n}" for n in range(60)]
+    for _ in range(200):
+        found = []
+        for _ in range(rng.randint(1, 30)):
+            words = tuple(rng.sample(vocabulary, rng.randint(0, 48)))
+            found.append(Features(None, False, words, tuple(rng.randint(1, 4) for _ in words)))
+        idf = {word: rng.choice([0.5, 1.0, 1.5, 2.0, 0.1 + 0.2]) for word in rng.sample(vocabulary, 50)}
+        size = rng.choice([TOP_TERMS, 3])
+        assert _tops(found, idf, size) == [_top(mine, idf, size) for mine in found]
