@@ -43,8 +43,24 @@ def timed(owner: object, name: str, label: str | None = None, note=None) -> None
     setattr(owner, name, wrapper)
 
 
+def timed_story_templates(renderer: type) -> None:
+    """Wrap renderer.render so that each story template's time adds up under its own name."""
+    inner = renderer.render
+
+    def render(self, name: str, **context):
+        if not name.startswith("story."):
+            return inner(self, name, **context)
+        started = time.perf_counter()
+        try:
+            return inner(self, name, **context)
+        finally:
+            TIMES[f"  {name}"] += time.perf_counter() - started
+
+    renderer.render = render
+
+
 def cold(site: Path) -> None:
-    from generator import build, prepare, render
+    from generator import body, build, prepare, related_stories, render
     from generator.memo import new_memo
     from generator.write import Pending
 
@@ -54,6 +70,9 @@ def cold(site: Path) -> None:
         for name in names:
             timed(owner, name)
     timed(render.Renderer, "story", "templates (3 variants)")
+    timed(body.MD, "parse", "markdown-it parse")
+    timed(related_stories.RelatedIndex, "related", "related stories")
+    timed_story_templates(render.Renderer)
     out = Path("/tmp/lp-bench/stages-out")
     pending = Pending(out, None)
     started = time.perf_counter()
