@@ -184,18 +184,20 @@ class CompiledTemplates(BytecodeCache):
 
 COMPILED = CompiledTemplates()
 
-_new_string = str.__new__
 try:  # MarkupSafe 3: escape() is Python around this C function
     from markupsafe import _escape_inner
 except ImportError:  # pragma: no cover  (MarkupSafe 2: escape() itself is the C function)
     _escape_inner = None
 
 
-def fast_escape(value: Any) -> Markup:
-    """markupsafe.escape, its common cases (a plain string, Markup) without the Python-level Markup
-    constructor: a page escapes hundreds of values, and that constructor was a third of the cost of each."""
+def fast_escape(value: Any) -> str:
+    """markupsafe.escape as compiled templates use it: only on what an output tag prints, which is then
+    joined into the page (a captured block or a macro's result Jinja makes Markup itself, from the joined
+    text). So a plain string comes back escaped as a plain string, without making a Markup of it (a page
+    escapes hundreds of values, and the Markup constructor was most of the cost of each), Markup as it is
+    (immutable, already safe), anything else as markupsafe.escape gives it."""
     if type(value) is str and _escape_inner is not None:
-        return _new_string(Markup, _escape_inner(value))
+        return _escape_inner(value)
     if type(value) is Markup:  # already safe, and immutable: escape() would make an equal copy
         return value
     return escape(value)

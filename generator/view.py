@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-import json
 import pickle
 from collections.abc import Callable, Iterable
 from typing import Any, NamedTuple
 
+import orjson
 from pydantic import BaseModel, ConfigDict, Field
 
 from .body import Body, render_block
@@ -217,7 +217,7 @@ class StoredView:
 
     def data(self, keys: Iterable[str]) -> dict[str, Any]:
         wanted = set(keys)
-        return {key: value for key, value in json.loads(self.text).items() if key in wanted}
+        return {key: value for key, value in orjson.loads(self.text).items() if key in wanted}
 
     def __getstate__(self) -> dict[str, Any]:  # the kept fields packed, without the whole view
         return {"path": self.path, "mark": self.mark, "_packed": self._packed, "_json": self.text,
