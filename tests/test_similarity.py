@@ -11,8 +11,11 @@ import numpy as np
 
 from generator.body import parse_body
 from generator.load import load_content
+from hypothesis import given
+from hypothesis import strategies as st
+
 from generator.similarity import (
-    CandidateIndex, Dated, bands, fingerprints, jaccard, repeats, shingles, tokens, words,
+    _BASE, _MIX, CandidateIndex, Dated, bands, fingerprints, jaccard, repeats, shingles, tokens, words,
 )
 from generator.related_stories import related_keys
 from tests.conftest import base_files, write_tree
@@ -70,6 +73,26 @@ def test_tokens_are_the_words_with_a_hash_that_is_the_same_in_every_process():
     script = "from generator.similarity import tokens; print(tokens('provenance ledger').codes.tolist())"
     other = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert other.strip() == str(tokens("provenance ledger").codes.tolist())  # not Python's salted hash
+
+
+def _reference_code(word: str) -> int:
+    """A word's hash as similarity._hashes documents it, one word at a time in plain Python."""
+    mask, data = (1 << 64) - 1, word.encode("utf-8")
+    value = (sum((byte + 1) * pow(_BASE, k, 1 << 64) for k, byte in enumerate(data)) + len(data) * int(_MIX[0])) & mask
+    value ^= value >> 30
+    value = (value * 0xBF58476D1CE4E5B9) & mask
+    value ^= value >> 27
+    value = (value * 0x94D049BB133111EB) & mask
+    value ^= value >> 31
+    return value or 1
+
+
+@given(st.text(alphabet=st.sampled_from("ab zé—.\n[]:’1Ω"), max_size=60))
+def test_each_word_hash_is_the_documented_polynomial(text: str):
+    """Every span's hash, found for all words at once, is the polynomial over its bytes that _hashes
+    describes (the build memo and LP040's scores keep these: they must not drift between versions)."""
+    found = tokens(text)
+    assert found.codes.tolist() == [_reference_code(word) for word in words(text)]
 
 
 def test_shingles_are_distinct_stable_and_short_text_is_one_shingle():
