@@ -121,8 +121,9 @@ def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], d
         summary = {"stories": result.stories, "pages": result.pages, "files": len(result.digests),
                    "written": stats.files, "skipped": stats.skipped, "deleted": stats.deleted}
         warnings = [_finding_line(f) for f in result.findings]
-        settle(root, inputs, {path: (entry.prepared.stamp, entry.prepared.digest)
-                              for path, entry in (result.memo.stories.items() if result.memo else ())})
+        if any(not found[2] for found in inputs.values()):  # a first build: stories hashed as they were read
+            settle(root, inputs, {path: (entry.prepared.stamp, entry.prepared.digest)
+                                  for path, entry in (result.memo.stories.items() if result.memo else ())})
         record(root, target, key, result.digests, warnings, summary, inputs)
         if result.memo is not None:
             save_memo(root, result.memo)
