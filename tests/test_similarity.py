@@ -8,12 +8,11 @@ import sys
 from pathlib import Path
 
 import numpy as np
-
-from generator.body import parse_body
-from generator.load import load_content
 from hypothesis import given
 from hypothesis import strategies as st
 
+from generator.body import parse_body
+from generator.load import load_content
 from generator.similarity import (
     _BASE, _MIX, CandidateIndex, Dated, bands, fingerprints, jaccard, repeats, shingles, tokens, words,
 )
