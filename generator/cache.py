@@ -117,9 +117,10 @@ def scan(root: Path, previous: State | None, read_later: bool = False) -> dict[s
 
 def settle(root: Path, inputs: dict[str, list], read: Mapping[str, tuple[tuple[int, int], str]]) -> None:
     """Fill in the digests `scan` left to the build: each as the build read the file (`read`: [mtime_ns, size]
-    and digest by the path the build shows), else (a file the build did not read) hashed now."""
+    and digest by the path the build shows), else (a file the build did not read) hashed now; a file gone
+    meanwhile is left out, as a scan leaves it out (the next build then sees it as new if it comes back)."""
     top = f"{root / 'content'}{os.sep}"
-    for path, found in inputs.items():
+    for path, found in list(inputs.items()):
         if found[2]:
             continue
         stamp, code = read.get("content/" + path[len(top):].replace(os.sep, "/"), (None, ""))
@@ -127,6 +128,8 @@ def settle(root: Path, inputs: dict[str, list], read: Mapping[str, tuple[tuple[i
             inputs[path] = [*stamp, code]
         elif (code := _file_digest(path)) is not None:
             inputs[path] = [*found[:2], code]
+        else:
+            del inputs[path]
 
 
 def shown_stamps(root: Path, inputs: dict[str, list]) -> dict[str, list]:
