@@ -94,6 +94,26 @@ def test_each_word_hash_is_the_documented_polynomial(text: str):
     assert found.codes.tolist() == [_reference_code(word) for word in words(text)]
 
 
+@given(st.lists(st.sampled_from(["the", "of", "a", "ledger", "claims", "über", "straße", "été", "ab12", "ux",
+                                  "record", "would", "manifest", "ÿes", "council", "x", "ring"]), max_size=200))
+def test_frequent_words_are_the_most_used_candidates_first_used_first(chosen: list[str]):
+    """features() picks, among words of four letters or more that are not stop words, the CANDIDATE_TERMS
+    most used, ties by first use, each with its count: as counting the words one by one gives."""
+    from collections import Counter
+
+    from generator.similarity import _STOP, CANDIDATE_TERMS, features
+
+    text = " ".join(chosen)
+    listed = words(text)
+    counts, first = Counter(listed), {}
+    for at, word in enumerate(listed):
+        first.setdefault(word, at)
+    ranked = sorted((word for word in counts if len(word) >= 4 and word.isalpha() and word not in _STOP),
+                    key=lambda word: (-counts[word], first[word]))[:CANDIDATE_TERMS]
+    found = features(text)
+    assert (list(found.words), list(found.numbers)) == (ranked, [counts[word] for word in ranked])
+
+
 def test_shingles_are_distinct_stable_and_short_text_is_one_shingle():
     assert shingles("a b c d e f").size == 2
     assert shingles("a b c d e a b c d e").size == 5
