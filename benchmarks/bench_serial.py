@@ -6,8 +6,10 @@ The build runs as a user runs it (a new process, all cores, output on disk), wit
 to note their wall time (the workers' own work is not wrapped: it is the parallel part). Meanwhile this
 script reads /proc/stat every 0.1 s, so the table of steps can be read against how many of the machine's
 cores were busy: a step during which only about one core is busy is time the other cores wait. Printed:
-each step (start, end, seconds; `cli._build` spans the whole build after the scan),
-the cores busy per half second, and the core-seconds left idle. Timings are printed, never asserted.
+each step (start, end, seconds; `cli._build` spans the whole build after the scan), each process pool
+(what it ran, on how many items, and the CPU its workers used, user and system, from getrusage of the
+reaped children; a call too small for a pool runs in the parent, and its workers' CPU reads 0), the cores busy per half second, and the core-seconds left idle. Timings are printed,
+never asserted.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -58,16 +61,38 @@ def drive(site: Path, report: Path) -> None:
         for name in names:
             timed(owner, name, f"{path}.{name}", note)
     steps.append((0.0, time.perf_counter() - started, "import the generator (here, to wrap its steps)"))
+    pools = time_pools(started)
     leave = os._exit
 
     def finish(code: int = 0) -> None:  # the CLI ends with os._exit once all is written
         if os.getpid() == parent:
-            report.write_text(json.dumps(sorted(steps)))
+            report.write_text(json.dumps({"steps": sorted(steps), "pools": pools}))
         leave(code)
 
     os._exit = finish
     sys.argv = ["ledgerpress", "build", "--root", str(site), "--no-search"]
     cli.main()
+
+
+def time_pools(started: float) -> list[tuple[str, int, float, float, float, float]]:
+    """Wrap Workers.map to note, per call, (function, items, start, end, workers' user and system CPU): the
+    CPU of the children reaped while it ran, which are its pool's workers (the pool ends with the call)."""
+    from generator import workers
+
+    pools: list[tuple[str, int, float, float, float, float]] = []
+    inner = workers.Workers.map
+
+    def mapped(self, func, items, count, min_per_job=None):
+        before, begun = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+        try:
+            yield from inner(self, func, items, count, min_per_job)
+        finally:
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
+            pools.append((func.__name__, count, begun - started, time.perf_counter() - started,
+                          after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime))
+
+    workers.Workers.map = mapped
+    return pools
 
 
 def busy_cores() -> tuple[int, int]:
@@ -115,9 +140,14 @@ def main() -> None:
     sampler.join()
     print(done.stderr.strip().splitlines()[-1])
     print(f"cold build of {args.size:,} stories: {wall:.2f} s (whole process), {cores} cores")
+    found = json.loads(report.read_text())
     print("| parent step | start | end | seconds |\n|---|---:|---:|---:|")
-    for start, end, label in json.loads(report.read_text()):
+    for start, end, label in found["steps"]:
         print(f"| {label} | {start:.2f} | {end:.2f} | {end - start:.2f} |")
+    print("\n| pool | items | start | end | workers' CPU: user | system | ms an item |\n|---|---:|---:|---:|---:|---:|---:|")
+    for name, count, start, end, user, system in found["pools"]:
+        each = f"{1000 * (user + system) / count:.2f}" if count else ""
+        print(f"| {name} | {count:,} | {start:.2f} | {end:.2f} | {user:.2f} s | {system:.2f} s | {each} |")
     buckets: dict[int, list[float]] = {}
     for at, busy in samples:
         buckets.setdefault(int(at * 2), []).append(busy)
