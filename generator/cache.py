@@ -123,7 +123,7 @@ def settle(root: Path, inputs: dict[str, list], read: Mapping[str, tuple[tuple[i
     for path, found in list(inputs.items()):
         if found[2]:
             continue
-        stamp, code = read.get("content/" + path[len(top):].replace(os.sep, "/"), (None, ""))
+        stamp, code = read.get(_shown(top, path), (None, ""))
         if code:
             inputs[path] = [*stamp, code]
         elif (code := _file_digest(path)) is not None:
@@ -135,8 +135,12 @@ def settle(root: Path, inputs: dict[str, list], read: Mapping[str, tuple[tuple[i
 def shown_stamps(root: Path, inputs: dict[str, list]) -> dict[str, list]:
     """The scan's content files by their path as a build shows them (content/stories/...)."""
     top = f"{root / 'content'}{os.sep}"
-    return {"content/" + path[len(top):].replace(os.sep, "/"): found for path, found in inputs.items()
-            if path.startswith(top)}
+    return {_shown(top, path): found for path, found in inputs.items() if path.startswith(top)}
+
+
+def _shown(top: str, path: str) -> str:
+    """A path under `top` (the content folder, with its separator) as a build shows it: content/..."""
+    return "content/" + path[len(top):].replace(os.sep, "/")
 
 
 def unchanged(out: Path, key: str, state: State | None, inputs: dict[str, list]) -> bool:

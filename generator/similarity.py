@@ -300,7 +300,7 @@ def _frequent(found: Words) -> tuple[tuple[str, ...], tuple[int, ...]]:
     counts = np.diff(np.append(groups, codes.size))
     firsts = np.minimum.reduceat(ordered, groups)  # where each distinct word is first used
     order = np.argsort((counts.max() - counts) * codes.size + firsts)  # most used first, then first used
-    order = order[(found.ends[firsts] - found.starts[firsts])[order] >= 4]  # fewer bytes, fewer letters than 4
+    order = order[(found.ends[firsts] - found.starts[firsts])[order] >= 4]  # under 4 bytes is under 4 letters
     chosen: list[str] = []
     numbers: list[int] = []
     step = 2 * CANDIDATE_TERMS  # most of the words looked at are taken: take them out a few at a time
