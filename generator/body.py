@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_core import StateCore
 from markdown_it.token import Token
 
 from .cites import cites_plugin
@@ -22,9 +23,30 @@ def link_is_safe(url: str) -> bool:
     return found is None or found[1].lower() in SAFE_SCHEMES
 
 
-def _markdown() -> MarkdownIt:
+def commonmark() -> MarkdownIt:
+    """CommonMark with tables and `[cites: …]`, raw HTML off, tuned for speed without changing a token: the
+    HTML rules (which return at once when HTML is off) are left out, and newlines are normalized by
+    str.replace, which finds nothing to do in most files, instead of a regex substitution at every newline
+    (a sixth of the parse)."""
     md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     md.enable("table").use(cites_plugin)
+    md.disable(["html_block", "html_inline"])
+    md.core.ruler.at("normalize", _normalize)
+    return md
+
+
+def _normalize(state: StateCore) -> None:
+    """markdown-it's own normalize rule: CR LF and lone CR become LF, NUL becomes U+FFFD."""
+    text = state.src
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "\0" in text:
+        text = text.replace("\0", "\ufffd")
+    state.src = text
+
+
+def _markdown() -> MarkdownIt:
+    md = commonmark()
     md.validateLink = link_is_safe  # type: ignore[method-assign]
     return md
 

@@ -71,3 +71,27 @@ def test_not_a_cite():
 def test_heading_anchors_are_unique():
     body = parse_body("## Same\n\nx [cites: a]\n\n## Same\n\ny [cites: a]\n")
     assert [s.anchor for s in body.sections] == ["same", "same-2"]
+
+
+def test_tuned_parser_gives_markdown_its_own_tokens():
+    """commonmark() leaves out rules and swaps the newline normalizer for speed: on text with CR LF, lone CR,
+    NUL, raw HTML and every block kind it must give the tokens and HTML of the plain configuration."""
+    from markdown_it import MarkdownIt
+
+    from generator.body import commonmark
+    from generator.cites import cites_plugin
+
+    plain = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
+    plain.enable("table").use(cites_plugin)
+    texts = [
+        BODY,
+        BODY.replace("\n", "\r\n"),
+        BODY.replace("\n", "\r"),
+        "a\r\r\nb\n\rc\0d <b>bold</b> <!-- c -->\r\n\r\n<div>\nblock\n</div>\n\n<?php x ?>\n\n<![CDATA[x]]>\n",
+        "```\nfence\0\r\n```\n\n    code\n\n> quote <i>x</i> [cites: q]\n\n***\n\nSetext\n---\n\n[r]: http://x\n",
+    ]
+    tuned = commonmark()
+    for text in texts:
+        want, got = plain.parse(text, {}), tuned.parse(text, {})
+        assert [t.as_dict() for t in got] == [t.as_dict() for t in want]
+        assert tuned.render(text) == plain.render(text)

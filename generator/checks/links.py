@@ -9,8 +9,7 @@ from markdown_it import MarkdownIt, rules_inline
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-from ..body import SAFE_SCHEMES, link_is_safe
-from ..cites import cites_plugin
+from ..body import SAFE_SCHEMES, commonmark, link_is_safe
 from ..models import Finding, Page, Story, StoryFile
 from . import SiteIndex, rule
 
@@ -37,8 +36,7 @@ def _located(inner: Callable[[StateInline, bool], bool]) -> Callable[[StateInlin
 
 def _scanner() -> MarkdownIt:
     """The body parser's twin that accepts every link, so the refused ones can be seen."""
-    md = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
-    md.enable("table").use(cites_plugin)
+    md = commonmark()
     for name in ("link", "image", "autolink"):
         md.inline.ruler.at(name, _located(getattr(rules_inline, name)))
     md.validateLink = lambda url: True  # type: ignore[method-assign]
