@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import functools
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -19,7 +20,9 @@ _NUMBER = re.compile(r"""
 """, re.VERBOSE)
 _SIGNS = frozenset("%$€£x×")
 _START = re.compile(r"[$€£\d]")  # where a number may start: found far faster than _NUMBER tries each position
-_START_ASCII = re.compile(r"[$0-9]")  # the same in ASCII text (most of it), where a bitmap test is twice as fast
+# The same in ASCII text (most of it): its bytes mapped to b"1" where a number may start, b"0" elsewhere, and
+# the 1s found by bytes.find (memchr), three times quicker than a character class searched by the regex engine.
+_START_ASCII = bytes(ord("1") if chr(byte) in "$0123456789" else ord("0") for byte in range(256))
 
 
 @dataclass(frozen=True)
@@ -45,15 +48,22 @@ def numbers(text: str) -> list[Figure]:
 
 def _matches(text: str) -> Iterator[re.Match[str]]:
     """_NUMBER.finditer(text), trying _NUMBER only where a sign or a digit stands."""
-    search, match = (_START_ASCII if text.isascii() else _START).search, _NUMBER.match
-    position = 0
-    while (start := search(text, position)) is not None:
-        found = match(text, start.start())
+    match, position, next_start = _NUMBER.match, 0, _starts(text)
+    while (start := next_start(position)) >= 0:
+        found = match(text, start)
         if found is None:
-            position = start.start() + 1
+            position = start + 1
         else:
             yield found
             position = found.end()
+
+
+def _starts(text: str) -> Callable[[int], int]:
+    """A function of a position: where the next sign or digit from there stands in text (-1: none)."""
+    if text.isascii():
+        return functools.partial(text.encode("ascii").translate(_START_ASCII).find, b"1")
+    search = _START.search
+    return lambda position: -1 if (found := search(text, position)) is None else found.start()
 
 
 def figures(text: str) -> list[Figure]:
