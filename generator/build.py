@@ -8,7 +8,7 @@ import dataclasses
 import operator
 import time
 import traceback
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Protocol
@@ -193,7 +193,7 @@ class _Render:
         _JOB.update(root=self.root, index=index, report=self.checked.report, computed=computed, todo=todo,
                     sections=self.sections, sink=self.sink, renderer=self.renderer)
         try:
-            rendered = workers(self.jobs).map(render_story, range(len(todo)), len(todo))
+            rendered = workers(self.jobs).steps(render_story, range(len(todo)), len(todo))
             for done, ((story, _), (view, outputs, keys)) in enumerate(zip(todo, rendered), start=1):
                 self.made(story, view, outputs, keys, found)
                 views[story.path] = view
@@ -259,7 +259,7 @@ class _Render:
         self.renderer.load(plan.template for plan, _ in todo if plan.template and plan.rendered)
         _JOB.update(plans=[plan for plan, _ in todo], sink=self.sink)
         try:
-            made = workers(self.jobs).map(render_plan, range(len(todo)), len(todo), min_per_job=PLANS_PER_JOB)
+            made = workers(self.jobs).steps(render_plan, range(len(todo)), len(todo), min_per_job=PLANS_PER_JOB)
             for (plan, inputs), data in zip(todo, made):
                 self.pages[plan.path] = (inputs, data.digest if isinstance(data, Kept) else "", plan.source)
                 self.result.rendered += 1
@@ -310,9 +310,10 @@ class _Render:
             result.files[path] = data
 
 
-def render_story(position: int) -> tuple[StoredView, list[tuple[str, bytes | Kept]], list[str]]:
+def render_story(position: int) -> Generator[None, None, tuple[StoredView, list[tuple[str, bytes | Kept]], list[str]]]:
     """One story's three variants, its view without the body (all that list pages and feeds need) and the
-    keys of its related stories."""
+    keys of its related stories: in steps, which workers run for a batch of stories at a time (a template
+    renders the whole batch before the next one starts; see workers.lockstep)."""
     job = _JOB
     story, keys = job["todo"][position]
     index = job["index"]
@@ -325,7 +326,11 @@ def render_story(position: int) -> tuple[StoredView, list[tuple[str, bytes | Kep
         story, sections = _read_again(job["root"], story.path, index.manifests)
     related = related_views(keys, index.by_key, index.config)
     view = story_view(story, sections, index.manifests, index.config, related, job["report"].passed.get(story.path, []))
-    texts = job["renderer"].story(view)
+    texts = {}
+    for suffix in Renderer.STORY_VARIANTS:
+        yield
+        texts[suffix] = job["renderer"].render(f"story.{suffix}", story=view)
+    yield
     outputs = [(path, _kept(path, text.encode("utf-8"), job["sink"]))
                for path, text in ((f"stories/{story.key}/index.{suffix}", text) for suffix, text in texts.items())]
     return StoredView(view.model_copy(update={"sections": []})), outputs, keys
@@ -336,9 +341,12 @@ def _read_again(root: Path, shown: str, manifests: dict[str, ManifestFile]) -> t
     return story, story_sections(story, parse_body(story.body, story.body_line), manifests)
 
 
-def render_plan(position: int) -> bytes | Kept:
+def render_plan(position: int) -> Generator[None, None, bytes | Kept]:
+    """One site output, made and then written: in two steps (see workers.lockstep)."""
     plan = _JOB["plans"][position]
-    return _kept(plan.path, _bytes(plan.make()), _JOB["sink"])
+    data = _bytes(plan.make())
+    yield
+    return _kept(plan.path, data, _JOB["sink"])
 
 
 def _bytes(data: str | bytes) -> bytes:

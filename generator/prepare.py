@@ -9,7 +9,7 @@ import os
 import pickle
 import shutil
 import tempfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Generator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -96,7 +96,7 @@ def _check_site(root: Path, drafts: bool, base_url: str | None, jobs: int | None
     signatures: dict[str, PackedFeatures] = {}
     cited: dict[str, frozenset[str]] = {}
     _JOB.update(manifests=content.manifests, config=content.config, spill=sections)
-    made = workers(jobs).map(prepare_story, fresh, len(fresh))  # in file order: each is taken in as it comes
+    made = workers(jobs).steps(prepare_story, fresh, len(fresh))  # in file order: each is taken in as it comes
     try:
         read = len(known)
         for _, shown in files:
@@ -168,9 +168,10 @@ def _deps(refs: frozenset[str], manifests: dict[str, ManifestFile]) -> str:
     return key_of(*(f"{i}:{manifests[i].digest if i in manifests else '-'}" for i in sorted(refs)))
 
 
-def prepare_story(item: tuple[str, str]) -> Prepared:
-    """Read one story, parse its body once, run its local rules, and (when building) render its sections.
-    The body text is not kept: what needs it later has it in another form, or reads it again."""
+def prepare_story(item: tuple[str, str]) -> Generator[None, None, Prepared]:
+    """Read one story, parse its body once, run its local rules, and (when building) render its sections:
+    in steps, which workers run for a batch of stories at a time (workers.lockstep). The body text is not
+    kept: what needs it later has it in another form, or reads it again."""
     path, shown = item
     try:
         with open(path, "rb") as source:
@@ -178,18 +179,23 @@ def prepare_story(item: tuple[str, str]) -> Prepared:
         stamp, code = (info.st_mtime_ns, info.st_size), digest(data)
     except OSError:
         stamp, code, data = (0, 0), "", None
+    yield
     story, findings = load_story(path, shown, data)
     if story is None:
         return Prepared(shown, None, findings, stamp=stamp, digest=code)
+    yield
     body = parse_body(story.body, story.body_line)
+    yield
     local = local_findings(story, body, _JOB["config"], _JOB["manifests"])
     if not isinstance(story, Story):
         return Prepared(shown, story, findings, local, stamp=stamp, digest=code)
+    yield
     spill = _JOB.get("spill")
     sections = spill.put(pickle.dumps(section_rows(story, body, _JOB["manifests"]), protocol=pickle.HIGHEST_PROTOCOL)
                          ) if spill is not None else None
     cited = cited_ids(body) | {i for fact in story.meta.key_facts for i in fact.cites}
     refs = cited | {entry.manifest for entry in story.meta.ledger}
+    yield
     found = PackedFeatures.of(features(story.body))  # packed here, on every core, as the memo keeps them
     story.source = story.source.shallow()  # local rules are done; the rest need only top-level places
     story.body = ""

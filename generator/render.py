@@ -283,7 +283,3 @@ class Renderer:
 
     def render(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(**context)
-
-    def story(self, story: Any) -> dict[str, str]:
-        """{suffix: text} for index.html, index.json and index.md of one story."""
-        return {suffix: self.render(f"story.{suffix}", story=story) for suffix in self.STORY_VARIANTS}
