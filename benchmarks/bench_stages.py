@@ -43,6 +43,26 @@ def timed(owner: object, name: str, label: str | None = None, note=None) -> None
     setattr(owner, name, wrapper)
 
 
+def timed_steps(owner: object, name: str) -> None:
+    """Wrap the step function owner.name (a generator, run in lockstep with others) so that the wall time of
+    its steps adds up under its name."""
+    inner = getattr(owner, name)
+
+    def wrapper(*args):
+        steps = inner(*args)
+        while True:
+            started = time.perf_counter()
+            try:
+                next(steps)
+            except StopIteration as done:
+                TIMES[name] += time.perf_counter() - started
+                return done.value
+            TIMES[name] += time.perf_counter() - started
+            yield
+
+    setattr(owner, name, wrapper)
+
+
 def timed_story_templates(renderer: type) -> None:
     """Wrap renderer.render so that each story template's time adds up under its own name."""
     inner = renderer.render
@@ -55,6 +75,7 @@ def timed_story_templates(renderer: type) -> None:
             return inner(self, name, **context)
         finally:
             TIMES[f"  {name}"] += time.perf_counter() - started
+            TIMES["templates (3 variants)"] += time.perf_counter() - started
 
     renderer.render = render
 
@@ -64,12 +85,12 @@ def cold(site: Path) -> None:
     from generator.memo import new_memo
     from generator.write import Pending
 
-    for owner, names in ((prepare, ("prepare_story", "load_story", "parse_body", "local_findings", "features",
-                                    "section_rows")),
-                         (build, ("render_story", "render_plan", "story_view", "StoredView", "_kept", "unpacked"))):
+    for owner, names in ((prepare, ("load_story", "parse_body", "local_findings", "features", "section_rows")),
+                         (build, ("story_view", "StoredView", "_kept", "unpacked"))):
         for name in names:
             timed(owner, name)
-    timed(render.Renderer, "story", "templates (3 variants)")
+    for owner, name in ((prepare, "prepare_story"), (build, "render_story"), (build, "render_plan")):
+        timed_steps(owner, name)
     timed(body.MD, "parse", "markdown-it parse")
     timed(related_stories.RelatedIndex, "related", "related stories")
     timed_story_templates(render.Renderer)
