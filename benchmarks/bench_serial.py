@@ -75,23 +75,26 @@ def drive(site: Path, report: Path) -> None:
 
 
 def time_pools(started: float) -> list[tuple[str, int, float, float, float, float]]:
-    """Wrap Workers.map to note, per call, (function, items, start, end, workers' user and system CPU): the
-    CPU of the children reaped while it ran, which are its pool's workers (the pool ends with the call)."""
+    """Wrap Workers.map and Workers.steps to note, per call, (function, items, start, end, workers' user and
+    system CPU): the CPU of the children reaped while it ran, which are its pool's workers (the pool ends
+    with the call)."""
     from generator import workers
 
     pools: list[tuple[str, int, float, float, float, float]] = []
-    inner = workers.Workers.map
 
-    def mapped(self, func, items, count, min_per_job=None):
-        before, begun = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
-        try:
-            yield from inner(self, func, items, count, min_per_job)
-        finally:
-            after = resource.getrusage(resource.RUSAGE_CHILDREN)
-            pools.append((func.__name__, count, begun - started, time.perf_counter() - started,
-                          after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime))
+    def wrapped(inner):
+        def run(self, func, items, count, min_per_job=None):
+            before, begun = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter()
+            try:
+                yield from inner(self, func, items, count, min_per_job)
+            finally:
+                after = resource.getrusage(resource.RUSAGE_CHILDREN)
+                pools.append((func.__name__, count, begun - started, time.perf_counter() - started,
+                              after.ru_utime - before.ru_utime, after.ru_stime - before.ru_stime))
+        return run
 
-    workers.Workers.map = mapped
+    workers.Workers.map = wrapped(workers.Workers.map)
+    workers.Workers.steps = wrapped(workers.Workers.steps)
     return pools
 
 
