@@ -215,3 +215,24 @@ def test_a_kept_repeat_index_takes_new_texts_but_not_new_times():
     assert (found.later, found.earlier) == ("b.md", "a.md")
     moved = [items[0], Dated("b.md", NOON - dt.timedelta(hours=1), FERRY_EDITED)]
     assert not pickle.loads(pickle.dumps(kept)).update(moved, {}, {"b.md"})
+
+
+@given(st.integers(0, 150), st.lists(st.integers(0, 199), max_size=400))
+def test_frequent_words_past_many_words_that_are_not_candidates(others: int, picks: list[int]):
+    """The same with hundreds of distinct words, the most used of them not candidates (stop words, words
+    with digits): the candidates are then found past the first words looked at."""
+    from collections import Counter
+
+    from generator.similarity import _STOP, CANDIDATE_TERMS, features
+
+    stop_words = sorted(word for word in _STOP if len(word) >= 4)
+    common = [stop_words[n] if n < len(stop_words) else f"w{n}x" for n in range(others)]
+    listed = [word for word in common for _ in range(5)]
+    listed += ["word" + "".join(chr(97 + int(digit)) for digit in str(n)) for n in picks]
+    counts, first = Counter(listed), {}
+    for at, word in enumerate(listed):
+        first.setdefault(word, at)
+    ranked = sorted((word for word in counts if len(word) >= 4 and word.isalpha() and word not in _STOP),
+                    key=lambda word: (-counts[word], first[word]))[:CANDIDATE_TERMS]
+    found = features(" ".join(listed))
+    assert (list(found.words), list(found.numbers)) == (ranked, [counts[word] for word in ranked])
