@@ -240,6 +240,7 @@ class _Render:
             entry.render = self.render_key(story, keys, self.checked.report.passed.get(story.path, []))
         entry.related = keys
         entry.view = view
+        view.unpack()  # now, while the workers render, rather than when the site's pages are planned
         entry.outputs = [(path, data.digest if isinstance(data, Kept) else "") for path, data in outputs]
         self.result.rendered += len(outputs)
         for path, data in outputs:

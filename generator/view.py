@@ -206,12 +206,17 @@ class StoredView:
             self._view = StoryView.model_validate_json(self.text)
         return self._view
 
+    def unpack(self) -> None:
+        """Make the kept fields attributes (equal labels, of thousands of views and a few newsrooms, one object
+        each); reading one does this too."""
+        vars(self).update((key, _SHARED.setdefault(value, value) if isinstance(value, Label) else value)
+                          for key, value in pickle.loads(self._packed).items())
+
     def __getattr__(self, name: str) -> Any:  # the kept fields, then everything else (what templates read)
         if name.startswith("_"):
             raise AttributeError(name)
-        if name in self.KEPT:  # equal labels (thousands of views, a few newsrooms) as one object each
-            vars(self).update((key, _SHARED.setdefault(value, value) if isinstance(value, Label) else value)
-                              for key, value in pickle.loads(self._packed).items())
+        if name in self.KEPT:
+            self.unpack()
             return vars(self)[name]
         return getattr(self.view, name)
 
