@@ -30,10 +30,10 @@ class Workers:
 
     MIN_PER_JOB = 16
 
+    BATCH = 16  # items a step at a time in one process (steps())
+
     def __init__(self, jobs: int) -> None:
         self.jobs = jobs
-
-    BATCH = 16  # items a step at a time in one process (steps())
 
     def map(self, func: Callable[[Item], Result], items: Iterable[Item], count: int,
             min_per_job: int | None = None) -> Iterator[Result]:
@@ -69,8 +69,8 @@ class Workers:
 def lockstep(func: Callable[[Item], Generator[None, None, Result]], items: list[Item]) -> list[Result]:
     """What func returns for each item, run side by side: its first step for every item, then its second,
     and so on (an item whose func returns early drops out). One step's code and data stay in the CPU's
-    caches while it runs for the whole batch: reading stories this way takes 10-25 % less time than story
-    by story (`python benchmarks/bench_stages.py cold 1000`)."""
+    caches while it runs for the whole batch: reading 4,000 stories this way (`ledgerpress check`) took 16 %
+    less CPU than story by story, a cold build on tmpfs 16 % less wall time."""
     running = [func(item) for item in items]
     results: list = [None] * len(running)
     waiting = list(range(len(running)))
