@@ -121,11 +121,12 @@ class _Render:
             for path, (_, code, source) in self.memo.pages.items():
                 self.keep(path, code, source)
         else:
-            mark = operator.attrgetter("mark")
-            self.site([*site_plans(ordered, self.checked.content.pages, self.renderer, self.index.config, mark),
-                       *feed_plans(ordered, self.renderer, self.index.config, mark),
-                       *manifest_plans(self.index.manifests, ordered, self.renderer, self.index.config, mark)])
-            self.site(sitemap_plans(ordered, list(self.sources), self.renderer, self.index.config, mark))
+            mark, config = operator.attrgetter("mark"), self.index.config
+            plans = [*site_plans(ordered, self.checked.content.pages, self.renderer, config, mark),
+                     *feed_plans(ordered, self.renderer, config, mark),
+                     *manifest_plans(self.index.manifests, ordered, self.renderer, config, mark)]
+            files = dict.fromkeys([*self.sources, *(plan.path for plan in plans)])  # every output the site will have
+            self.site([*plans, *sitemap_plans(ordered, files, self.renderer, config, mark)])  # sitemaps among them
         if search:
             self.search()
         self.result.stories = len(views)
