@@ -11,10 +11,12 @@ Hugo 0.111.3, the issue's version, is Debian 12's; unpacked without installing i
 
 Issue 5 sets the cold-build targets against other generators measured on the same machine in the same
 run: at most Hugo's HTML+JSON+Markdown time, and at least 3 times faster than Pelican. This machine's
-speed drifts by half within minutes, so the tools take turns (hugo-html, hugo-multi, pelican, ours, then
-again), every run is a new process under /usr/bin/time -v (wall time, peak RSS of the largest process),
-and a fixed Python loop is timed before and after ("calibration"). The medians and the two ratios the
-target names are printed, never asserted.
+speed drifts by half within minutes, so the tools take turns, in reverse order every other round
+(hugo-html, hugo-multi, pelican, ours, then ours, pelican, hugo-multi, hugo-html: a drift steady over two
+rounds weighs on every tool alike), every run is a new process under /usr/bin/time -v (wall time, peak RSS
+of the largest process), and a fixed Python loop is timed before and after ("calibration"). The medians,
+the two ratios the target names (of the medians, and the median of each round's own ratio) are printed,
+never asserted.
 
 The corpus is benchmarks/corpus.py's (~1,200-word stories), converted once, untimed, under
 /tmp/lp-others/site-N/ (or /dev/shm/lp-others/site-N/ with --tmpfs, to leave the disk out), where the
@@ -48,7 +50,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import time
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -154,8 +155,8 @@ def measure(chosen: list[Tool], runs: int, stories: int) -> tuple[dict, dict]:
     """Wall times and peaks of each tool's runs, taking turns; the files of each tool's last run."""
     found: dict[str, list[tuple[float, int]]] = {tool.name: [] for tool in chosen}
     files: dict[str, tuple[int, int]] = {}
-    for _ in range(runs):
-        for tool in chosen:
+    for round_ in range(runs):
+        for tool in chosen if round_ % 2 == 0 else chosen[::-1]:
             found[tool.name].append(cold_run(tool))
             files[tool.name] = outputs(tool, stories)
     return found, files
@@ -177,10 +178,12 @@ def report(runs: dict[str, list[tuple[float, int]]], files: dict[str, tuple[int,
         medians[name] = statistics.median(walls)
         print(f"| {name} | {medians[name]:.2f} s | {min(walls):.2f}–{max(walls):.2f} s "
               f"| {max(peak for _, peak in found):,} | {files[name][0]:,} | {files[name][1]:,} |")
-    if {"ours", "hugo-multi"} <= medians.keys():
-        print(f"\nours / hugo-multi: {medians['ours'] / medians['hugo-multi']:.2f} (target: at most 1)")
-    if {"ours", "pelican"} <= medians.keys():
-        print(f"pelican / ours: {medians['pelican'] / medians['ours']:.2f} (target: at least 3)")
+    print()
+    for top, bottom, target in (("ours", "hugo-multi", "at most 1"), ("pelican", "ours", "at least 3")):
+        if {top, bottom} <= medians.keys():
+            rounds = [a / b for (a, _), (b, _) in zip(runs[top], runs[bottom])]
+            print(f"{top} / {bottom}: {medians[top] / medians[bottom]:.2f} (target: {target}); round by round "
+                  f"{', '.join(f'{ratio:.2f}' for ratio in rounds)}, median {statistics.median(rounds):.2f}")
 
 
 def main() -> None:
