@@ -45,9 +45,7 @@ class Workers:
         if jobs <= 1:
             yield from map(func, items)
             return
-        with _Forked(jobs, functools.partial(_each, func)) as pool:
-            for results in pool.imap(_batched(items, _chunk(count, jobs))):
-                yield from results
+        yield from _pooled(jobs, functools.partial(_each, func), items, count)
 
     def steps(self, func: Callable[[Item], Generator[None, None, Result]], items: Iterable[Item], count: int,
               min_per_job: int | None = None) -> Iterator[Result]:
@@ -59,9 +57,7 @@ class Workers:
             for batch in _batched(items, self.BATCH):
                 yield from run(batch)
             return
-        with _Forked(jobs, run) as pool:
-            for results in pool.imap(_batched(items, _chunk(count, jobs))):
-                yield from results
+        yield from _pooled(jobs, run, items, count)
 
     def _jobs(self, count: int, min_per_job: int | None) -> int:
         """How many processes: one (this one) when there is no fork."""
@@ -89,6 +85,13 @@ def lockstep(func: Callable[[Item], Generator[None, None, Result]], items: list[
                 still.append(index)
         waiting = still
     return results
+
+
+def _pooled(jobs: int, run: Callable[[list], list], items: Iterable, count: int) -> Iterator:
+    """run over batches of items on `jobs` forked workers, each batch's results in order."""
+    with _Forked(jobs, run) as pool:
+        for results in pool.imap(_batched(items, _chunk(count, jobs))):
+            yield from results
 
 
 def _each(func: Callable[[Item], Result], items: list[Item]) -> list[Result]:
@@ -154,8 +157,8 @@ class _Forked:
             for task in itertools.islice(numbered, 1):
                 try:
                     pipe.send(task)
-                except OSError as err:
-                    raise WorkerDied(f"a build worker stopped: {err}") from None
+                except OSError:  # its end closed: the worker is gone
+                    raise self._died(pipe) from None
                 held[pipe] += 1
 
         for pipe in self.pipes:
@@ -166,9 +169,7 @@ class _Forked:
                 try:
                     number, ok, value = pipe.recv()
                 except (EOFError, OSError):  # its end closed, or reset with a task unread in it
-                    process = self.processes[self.pipes.index(pipe)]
-                    process.join()
-                    raise WorkerDied(f"a build worker stopped (exit code {process.exitcode})") from None
+                    raise self._died(pipe) from None
                 held[pipe] -= 1
                 if not ok:
                     raise value
@@ -179,6 +180,11 @@ class _Forked:
             while following in done:
                 yield done.pop(following)
                 following += 1
+
+    def _died(self, pipe: Connection) -> WorkerDied:
+        process = self.processes[self.pipes.index(pipe)]
+        process.join()
+        return WorkerDied(f"a build worker stopped (exit code {process.exitcode})")
 
     def close(self) -> None:
         """Let idle workers end; stop any still working (an error, Ctrl-C, or results no longer wanted)."""
