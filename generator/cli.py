@@ -128,7 +128,7 @@ def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], d
         if result.memo is not None:
             save_memo(root, result.memo)
         gc.freeze()  # what the build made is left to the process's end, not scanned once more as we leave
-        _BUILT.append(True)
+        _BUILT[:] = [(result, memo, pending)]  # nor freed as this returns (70 ms of a 4,000-story build)
     click.echo(_built_line(summary, time.perf_counter() - started, target), err=True)
 
 
@@ -304,7 +304,7 @@ def main() -> None:
         raise
 
 
-_BUILT: list[bool] = []  # set by a build that wrote its output: the process may end at once
+_BUILT: list[tuple] = []  # what the last build that wrote its output made: the process may end at once
 
 
 def _leave(code: int) -> None:
