@@ -22,6 +22,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import write_corpus  # noqa: E402
@@ -31,15 +32,26 @@ LOOP = "x = 0\nfor i in range(5_000_000): x += i * i % 7"  # how fast this machi
 REPO = Path(__file__).resolve().parent.parent
 
 
-def timed(command: list[str], cwd: Path | None = None) -> tuple[float, int]:
-    """(wall seconds, peak RSS in MB) of one run of command (in folder cwd)."""
+class Run(NamedTuple):
+    """One timed run: wall seconds, peak RSS of its largest process in MB, and the CPU seconds it and its
+    children used, in user space and in the kernel (file creation shows there)."""
+
+    wall: float
+    peak: int
+    user: float
+    system: float
+
+
+def timed(command: list[str], cwd: Path | None = None) -> Run:
+    """One run of command (in folder cwd) under /usr/bin/time -v."""
     done = subprocess.run([TIME, "-v", *command], capture_output=True, text=True, cwd=cwd)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
     wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", done.stderr)
     hours, minutes, seconds = (float(part) if part else 0.0 for part in wall.groups())
     peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)[1])
-    return hours * 3600 + minutes * 60 + seconds, peak // 1024
+    user, system = (float(re.search(rf"{name} time \(seconds\): ([\d.]+)", done.stderr)[1]) for name in ("User", "System"))
+    return Run(hours * 3600 + minutes * 60 + seconds, peak // 1024, user, system)
 
 
 def corpus(work: Path, count: int) -> Path:
@@ -79,7 +91,7 @@ def measure(site: Path, runs: int, jobs: int | None, search: bool) -> dict[str, 
     command = [sys.executable, "-m", "generator", "build", "--root", str(site)]
     command += [] if search else ["--no-search"]
     command += ["--jobs", str(jobs)] if jobs else []
-    rows: dict[str, list[tuple[float, int]]] = {"cold": [], "no-op": [], "one edit": []}
+    rows: dict[str, list[Run]] = {"cold": [], "no-op": [], "one edit": []}
     for run in range(runs):
         shutil.rmtree(site / "public", ignore_errors=True)
         shutil.rmtree(site / ".ledgerpress-cache", ignore_errors=True)
@@ -87,7 +99,8 @@ def measure(site: Path, runs: int, jobs: int | None, search: bool) -> dict[str, 
         rows["no-op"].append(timed(command))
         edit_one(site, run)
         rows["one edit"].append(timed(command))
-    return {name: (statistics.median(t for t, _ in found), max(m for _, m in found)) for name, found in rows.items()}
+    return {name: (statistics.median(run.wall for run in found), max(run.peak for run in found))
+            for name, found in rows.items()}
 
 
 def profile(site: Path) -> None:

@@ -13,8 +13,9 @@ Issue 5 sets the cold-build targets against other generators measured on the sam
 run: at most Hugo's HTML+JSON+Markdown time, and at least 3 times faster than Pelican. This machine's
 speed drifts by half within minutes, so the tools take turns, in reverse order every other round
 (hugo-html, hugo-multi, pelican, ours, then ours, pelican, hugo-multi, hugo-html: a drift steady over two
-rounds weighs on every tool alike), every run is a new process under /usr/bin/time -v (wall time, peak RSS
-of the largest process), and a fixed Python loop is timed before and after ("calibration"). The medians,
+rounds weighs on every tool alike), every run is a new process under /usr/bin/time -v (wall time, user and
+system CPU of the tool and its children: file creation on this disk shows as system CPU; peak RSS of the
+largest process), and a fixed Python loop is timed before and after ("calibration"). The medians,
 the two ratios the target names (of the medians, and the median of each round's own ratio) are printed,
 never asserted.
 
@@ -57,7 +58,7 @@ from pathlib import Path
 import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_build import REPO, calibration, timed  # noqa: E402
+from bench_build import REPO, Run, calibration, timed  # noqa: E402
 from corpus import write_corpus  # noqa: E402
 
 OTHERS = Path(__file__).resolve().parent / "others"
@@ -145,15 +146,15 @@ def outputs(tool: Tool, stories: int) -> tuple[int, int]:
     return count_files(tool.output), sum(len(os.listdir(page.parent)) for page in pages)
 
 
-def cold_run(tool: Tool) -> tuple[float, int]:
+def cold_run(tool: Tool) -> Run:
     for folder in (tool.output, *tool.scratch):
         shutil.rmtree(folder, ignore_errors=True)
     return timed(tool.command, cwd=tool.cwd)
 
 
 def measure(chosen: list[Tool], runs: int, stories: int) -> tuple[dict, dict]:
-    """Wall times and peaks of each tool's runs, taking turns; the files of each tool's last run."""
-    found: dict[str, list[tuple[float, int]]] = {tool.name: [] for tool in chosen}
+    """Each tool's runs, taking turns; the files of each tool's last run."""
+    found: dict[str, list[Run]] = {tool.name: [] for tool in chosen}
     files: dict[str, tuple[int, int]] = {}
     for round_ in range(runs):
         for tool in chosen if round_ % 2 == 0 else chosen[::-1]:
@@ -169,19 +170,21 @@ def versions(names: set[str], hugo: Path, venv: Path) -> list[str]:
             for name in sorted(names)]
 
 
-def report(runs: dict[str, list[tuple[float, int]]], files: dict[str, tuple[int, int]]) -> None:
-    print("| tool | cold median | min–max | peak MB | files written | story files |")
-    print("|---|---:|---:|---:|---:|---:|")
+def report(runs: dict[str, list[Run]], files: dict[str, tuple[int, int]]) -> None:
+    print("| tool | cold median | min–max | user CPU | system CPU | peak MB | files written | story files |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
     medians = {}
     for name, found in runs.items():
-        walls = [wall for wall, _ in found]
+        walls = [run.wall for run in found]
         medians[name] = statistics.median(walls)
         print(f"| {name} | {medians[name]:.2f} s | {min(walls):.2f}–{max(walls):.2f} s "
-              f"| {max(peak for _, peak in found):,} | {files[name][0]:,} | {files[name][1]:,} |")
+              f"| {statistics.median(run.user for run in found):.2f} s "
+              f"| {statistics.median(run.system for run in found):.2f} s "
+              f"| {max(run.peak for run in found):,} | {files[name][0]:,} | {files[name][1]:,} |")
     print()
     for top, bottom, target in (("ours", "hugo-multi", "at most 1"), ("pelican", "ours", "at least 3")):
         if {top, bottom} <= medians.keys():
-            rounds = [a / b for (a, _), (b, _) in zip(runs[top], runs[bottom])]
+            rounds = [a.wall / b.wall for a, b in zip(runs[top], runs[bottom])]
             print(f"{top} / {bottom}: {medians[top] / medians[bottom]:.2f} (target: {target}); round by round "
                   f"{', '.join(f'{ratio:.2f}' for ratio in rounds)}, median {statistics.median(rounds):.2f}")
 
