@@ -50,7 +50,8 @@ def timed(command: list[str], cwd: Path | None = None) -> Run:
     wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", done.stderr)
     hours, minutes, seconds = (float(part) if part else 0.0 for part in wall.groups())
     peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)[1])
-    user, system = (float(re.search(rf"{name} time \(seconds\): ([\d.]+)", done.stderr)[1]) for name in ("User", "System"))
+    user, system = (float(re.search(rf"{name} time \(seconds\): ([\d.]+)", done.stderr)[1])
+                    for name in ("User", "System"))
     return Run(hours * 3600 + minutes * 60 + seconds, peak // 1024, user, system)
 
 
