@@ -76,6 +76,22 @@ def test_python_dash_m_is_the_same_program():
     assert done.returncode == 0 and "check" in done.stdout and "build" in done.stdout
 
 
+def test_the_program_skips_pydantic_plugins_unless_told_otherwise():
+    """No scan of every installed distribution for pydantic plugins (30 ms a run), unless the user chose."""
+    import os
+    import subprocess
+    import sys
+
+    script = ("import generator.cli, pydantic; from pydantic.plugin import _loader; pydantic.TypeAdapter(int); "
+              "print(repr(__import__('os').environ.get('PYDANTIC_DISABLE_PLUGINS')), _loader._plugins is None)")
+    env = {key: value for key, value in os.environ.items() if key != "PYDANTIC_DISABLE_PLUGINS"}
+    default = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
+    assert default.stdout.split() == ["'__all__'", "True"]  # set, and no plugin was looked for
+    chosen = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
+                            env={**env, "PYDANTIC_DISABLE_PLUGINS": "none"})
+    assert chosen.stdout.split() == ["'none'", "False"]  # the user's choice stands: plugins are looked for
+
+
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(story=st.one_of(st.text(max_size=400), st.binary(max_size=200).map(lambda b: b"---\n" + b)),
        manifest=st.one_of(st.text(max_size=200), st.just(MANIFEST_A.replace("{", "[", 1))))
