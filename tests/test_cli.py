@@ -82,8 +82,8 @@ def test_the_program_skips_pydantic_plugins_unless_told_otherwise():
     import subprocess
     import sys
 
-    script = ("import generator.cli, pydantic; from pydantic.plugin import _loader; pydantic.TypeAdapter(int); "
-              "print(repr(__import__('os').environ.get('PYDANTIC_DISABLE_PLUGINS')), _loader._plugins is None)")
+    script = ("import os, generator.cli, pydantic; from pydantic.plugin import _loader; pydantic.TypeAdapter(int); "
+              "print(repr(os.environ.get('PYDANTIC_DISABLE_PLUGINS')), _loader._plugins is None)")
     env = {key: value for key, value in os.environ.items() if key != "PYDANTIC_DISABLE_PLUGINS"}
     default = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
     assert default.stdout.split() == ["'__all__'", "True"]  # set, and no plugin was looked for
