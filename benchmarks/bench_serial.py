@@ -136,11 +136,15 @@ def main() -> None:
     begun = time.perf_counter()
     sampler = threading.Thread(target=sample, args=(begun,))
     sampler.start()
-    done = subprocess.run([sys.executable, __file__, "--drive", str(site), "--report", str(report)], check=True,
-                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-    wall = time.perf_counter() - begun
-    stop.set()
-    sampler.join()
+    try:
+        done = subprocess.run([sys.executable, __file__, "--drive", str(site), "--report", str(report)],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        wall = time.perf_counter() - begun
+    finally:
+        stop.set()
+        sampler.join()
+    if done.returncode:
+        sys.exit(f"the build failed (exit {done.returncode}):\n{done.stderr}")
     print(done.stderr.strip().splitlines()[-1])
     print(f"cold build of {args.size:,} stories: {wall:.2f} s (whole process), {cores} cores")
     found = json.loads(report.read_text())

@@ -19,7 +19,7 @@ from .body import parse_body
 from .cache import digest, key_of
 from .feeds import feed_plans
 from .load import load_story
-from .memo import Entry, Memo
+from .memo import Entry, Memo, ShardWriter
 from .models import Finding, ManifestFile, Story
 from .prepare import Checked, Spill, check_site, take, unpacked
 from .related_stories import RelatedIndex, related_all
@@ -61,11 +61,12 @@ class BuildResult:
 def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jobs: int | None = None,
                search: bool = True, progress: Progress | None = None, sink: Sink | None = None,
                memo: Memo | None = None, reuse: Mapping[str, bytes] | None = None,
-               stamps: Mapping[str, Sequence] | None = None) -> BuildResult:
+               stamps: Mapping[str, Sequence] | None = None, ahead: ShardWriter | None = None) -> BuildResult:
     """Check, then render every output, in memory or (with a sink) into pending files as they come; nothing
     is rendered if an error remains. With a memo (an empty one for a first build), the result carries the
     next one; outputs the memo shows unchanged are not rendered again: with a sink they are left where they
-    are, in memory they are taken from `reuse` (the last build's files). `stamps`: see check_site."""
+    are, in memory they are taken from `reuse` (the last build's files). `stamps`: see check_site. `ahead`:
+    given every story's memo entry as soon as the stories are rendered (see memo.ShardWriter)."""
     started = time.perf_counter()
     sections = Spill(root)
     try:
@@ -76,7 +77,7 @@ def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jo
             if not result.ok or checked.index is None:
                 return result
             try:
-                _Render(root, checked, sections, result, jobs, progress, sink, memo, reuse).run(search)
+                _Render(root, checked, sections, result, jobs, progress, sink, memo, reuse, ahead).run(search)
             except TemplateError as err:
                 result.files, result.digests, result.written, result.memo = {}, {}, set(), None
                 result.findings = [*result.findings, template_finding(root, err)]
@@ -98,9 +99,10 @@ class _Render:
 
     def __init__(self, root: Path, checked: Checked, sections: Spill, result: BuildResult,
                  jobs: int | None, progress: Progress | None, sink: Sink | None, memo: Memo | None,
-                 reuse: Mapping[str, bytes] | None) -> None:
+                 reuse: Mapping[str, bytes] | None, ahead: ShardWriter | None) -> None:
         self.root, self.checked, self.sections, self.result = root, checked, sections, result
         self.jobs, self.progress, self.sink, self.memo, self.reuse = jobs, progress, sink, memo, reuse
+        self.ahead = ahead
         self.index = checked.index
         if memo is not None:
             COMPILED.adopt(memo.compiled)  # the last build's compiled templates: this process need not compile
@@ -111,6 +113,8 @@ class _Render:
 
     def run(self, search: bool) -> None:
         views = self.stories()
+        if self.ahead is not None and self.memo is not None:
+            self.ahead.start(self.entries, self.memo)  # the entries are complete: their shards may be written
         ordered = [views[path] for path in sorted(views)]
         if self.progress:
             self.progress("pages", len(views), len(views))

@@ -93,7 +93,7 @@ def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], d
            base_url: str | None, search: bool, started: float) -> None:
     from .build import build_site
     from .cache import record, same_output, settle, shown_stamps
-    from .memo import DamagedMemo, load_memo, new_memo, save_memo
+    from .memo import DamagedMemo, ShardWriter, load_memo, new_memo, save_memo
     from .workers import no_cycle_collection
     from .write import Pending
 
@@ -102,12 +102,13 @@ def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], d
         empty = new_memo(root, key)
         memo = (load_memo(root, empty) if previous is not None and same_output(target, state) else None) or empty
         stamps = shown_stamps(root, inputs)
+        ahead = ShardWriter(root, empty.options)
         while True:
             pending = Pending(target, previous)
             try:
                 with Progress() as progress:
                     result = build_site(root, drafts=drafts, base_url=base_url, jobs=jobs, search=search,
-                                        progress=progress, sink=pending, memo=memo, stamps=stamps)
+                                        progress=progress, sink=pending, memo=memo, stamps=stamps, ahead=ahead)
                 break
             except DamagedMemo as err:  # a file of the memo went missing or changed during the build
                 pending.abort()
@@ -115,10 +116,12 @@ def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], d
                 memo = new_memo(root, key)
             except BaseException:
                 pending.abort()
+                ahead.close()
                 raise
         _print_findings(result.findings, err=True)
         if not result.ok:
             pending.abort()
+            ahead.close()
             click.echo(f"build refused: {_summary(result.findings)}; {target.name}/ left as it was", err=True)
             sys.exit(1)
         stats = pending.commit(result.digests, result.written)
@@ -130,7 +133,8 @@ def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], d
                                   for path, entry in (result.memo.stories.items() if result.memo else ())})
         record(root, target, key, result.digests, warnings, summary, inputs)
         if result.memo is not None:
-            save_memo(root, result.memo)
+            save_memo(root, result.memo, ahead)
+        ahead.close()  # (nothing to wait for, unless the build made no memo)
         gc.freeze()  # what the build made is left to the process's end, not scanned once more as we leave
         _BUILT[:] = [(result, memo, pending)]  # nor freed as this returns (70 ms of a 4,000-story build)
     click.echo(_built_line(summary, time.perf_counter() - started, target), err=True)

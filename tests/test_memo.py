@@ -3,6 +3,7 @@ preview server builds), the result equals a cold build, and a memo that is not o
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import pickle
 import random
@@ -12,9 +13,10 @@ import pytest
 from click.testing import CliRunner
 
 from generator.build import build_site
-from generator.cache import CACHE_DIR
+from generator import memo as memo_module
+from generator.cache import CACHE_DIR, put_file
 from generator.cli import cli
-from generator.memo import HEAD, MEMO_DIR, load_memo, new_memo, save_memo
+from generator.memo import HEAD, MEMO_DIR, ShardWriter, load_memo, new_memo, save_memo
 from tests.conftest import STORY_PATH
 from tests.test_cache import KINDS, _edit
 
@@ -260,3 +262,39 @@ def test_a_body_edit_writes_one_shard_again_and_not_its_views(site: Path):
     after = set(os.listdir(folder)) - {HEAD}
     assert before - after == {shard} and len(after - before) == 1 and views.path.name in after
     assert load_memo(site, empty).stories[STORY_PATH].view.text == result.memo.stories[STORY_PATH].view.text
+
+
+def test_shards_written_ahead_by_a_forked_process_are_those_save_memo_writes(site: Path, monkeypatch):
+    """A first build's story shards are written by a forked process while the site pages are planned: the
+    same files save_memo writes itself, read back as a memo that renders nothing again."""
+    monkeypatch.setattr(ShardWriter, "MIN_STORIES", 1)
+    _grown(site, 8)
+    written, here = {}, []
+    for options, ahead in (("here", None), ("ahead", ShardWriter(site, new_memo(site, "ahead").options))):
+        empty = new_memo(site, options)
+        result = build_site(site, search=False, memo=empty, ahead=ahead)
+        assert (ahead is None) or ahead.child is not None  # forked as the stories were done
+        here.clear()  # the files this process writes (the child has put_file as it was)
+        monkeypatch.setattr(memo_module, "put_file", lambda path, parts: here.append(path.name) or put_file(path, parts))
+        save_memo(site, result.memo, ahead)
+        monkeypatch.setattr(memo_module, "put_file", put_file)
+        assert here == [HEAD] if ahead else len(here) > 2  # the child wrote the shards: here, the head alone
+        folder = site / CACHE_DIR / MEMO_DIR.format(options=empty.options)
+        written[options] = set(os.listdir(folder)) - {HEAD}
+        memo = load_memo(site, empty)
+        assert memo is not None and memo.stories.keys() == result.memo.stories.keys()
+        again = build_site(site, search=False, memo=memo, reuse=result.files)
+        assert again.rendered == 0 and again.files == result.files
+    assert written["ahead"] == written["here"] and len(written["here"]) > 2
+
+
+def test_shards_written_ahead_are_not_taken_if_an_entry_changed_since(site: Path, monkeypatch):
+    monkeypatch.setattr(ShardWriter, "MIN_STORIES", 1)
+    _grown(site, 8)
+    empty = new_memo(site, "x")
+    ahead = ShardWriter(site, empty.options)
+    result = build_site(site, search=False, memo=empty, ahead=ahead)
+    entry = result.memo.stories[STORY_PATH]
+    result.memo.stories[STORY_PATH] = changed = dataclasses.replace(entry, render="another digest")
+    save_memo(site, result.memo, ahead)  # written here instead, the changed entry among them
+    assert ahead.child is None and load_memo(site, empty).stories[STORY_PATH].render == changed.render
