@@ -15,7 +15,6 @@ import io
 import os
 import pickle
 import secrets
-import signal
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import Any
 from .cache import CACHE_DIR, digest, put_file
 from .load import stored_manifests
 from .view import StoredView
+from .workers import Aside
 
 MEMO_DIR = "memo-{options}"  # one per set of build options (output folder, drafts, base URL...)
 HEAD = "head"
@@ -226,35 +226,25 @@ class ShardWriter:
 
     def __init__(self, root: Path, options: str) -> None:
         self.folder = root / CACHE_DIR / MEMO_DIR.format(options=options)
-        self.child: int | None = None
-        self.reader = -1
+        self.aside: Aside | None = None
         self.given: dict[str, Entry] = {}
+
+    @property
+    def pending(self) -> bool:
+        """A child is writing shards (or has written them) that the memo has not taken yet."""
+        return self.aside is not None
 
     def start(self, stories: dict[str, Entry], previous: Memo | None) -> None:
         """Fork the writer, when there are enough entries and no shard of a loaded memo to keep."""
-        if self.child is not None or len(stories) < self.MIN_STORIES or (previous and previous.shards) \
-                or _secret() is None or not hasattr(os, "fork"):
+        if self.aside is not None or len(stories) < self.MIN_STORIES or (previous and previous.shards) \
+                or _secret() is None:
             return
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
-            reader, writer = os.pipe()
         except OSError:
             return
         self.given = dict(stories)
-        child = os.fork()
-        if child == 0:  # the child: write, send the names, and end without running the parent's exit code
-            code = 1
-            try:
-                os.close(reader)
-                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
-                names = {number: _write_shard(self.folder, entries) for number, entries in _groups(stories).items()}
-                with os.fdopen(writer, "wb") as out:
-                    out.write(pickle.dumps(names, protocol=pickle.HIGHEST_PROTOCOL))
-                code = 0
-            finally:
-                os._exit(code)
-        os.close(writer)
-        self.child, self.reader = child, reader
+        self.aside = Aside(_write_shards, self.folder, stories)
 
     def adopt(self, memo: Memo, folder: Path, groups: dict[int, dict[str, Entry]]) -> None:
         """Put the child's shards into the memo as if save_memo had written them, if they are all there and
@@ -272,17 +262,16 @@ class ShardWriter:
 
     def close(self) -> dict[int, tuple[str, str]] | None:
         """Wait for the child; the names of the shards it wrote, if it wrote them all."""
-        if self.child is None:
+        if self.aside is None:
             return None
         try:
-            with os.fdopen(self.reader, "rb") as pipe:
-                data = pipe.read()
-            _, status = os.waitpid(self.child, 0)
-            return pickle.loads(data) if status == 0 else None
-        except (OSError, pickle.UnpicklingError, EOFError):
-            return None
+            return self.aside.result()
         finally:
-            self.child, self.given = None, {}
+            self.aside, self.given = None, {}
+
+
+def _write_shards(folder: Path, stories: dict[str, Entry]) -> dict[int, tuple[str, str]]:
+    return {number: _write_shard(folder, entries) for number, entries in _groups(stories).items()}
 
 
 def _write_shard(folder: Path, entries: dict[str, Entry]) -> tuple[str, str]:

@@ -247,6 +247,51 @@ def _quiet() -> None:
     gc.enable()
 
 
+class Aside:
+    """One call made in a forked process while this one goes on, for work that would otherwise leave a core
+    idle (the parent's steps between pools run on one); result() waits for it. No fork on a system without
+    one, and then result() is None, as when the call failed: the caller does the work itself."""
+
+    def __init__(self, func: Callable[..., Result], *args: object) -> None:
+        self.child: int | None = None
+        if not hasattr(os, "fork"):
+            return
+        reader, writer = os.pipe()
+        try:
+            child = os.fork()
+        except OSError:  # no process to spare: the caller does the work
+            os.close(reader)
+            os.close(writer)
+            return
+        if child == 0:  # the child: send what func returns, and end without running the parent's exit code
+            code = 1
+            try:
+                os.close(reader)
+                signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+                data = pickle.dumps(func(*args), protocol=pickle.HIGHEST_PROTOCOL)
+                with os.fdopen(writer, "wb") as out:
+                    out.write(data)
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(writer)
+        self.child, self.reader = child, reader
+
+    def result(self) -> Result | None:
+        """What the call returned, once it has (None if it failed, or was waited for before)."""
+        if self.child is None:
+            return None
+        try:
+            with os.fdopen(self.reader, "rb") as pipe:
+                data = pipe.read()
+            _, status = os.waitpid(self.child, 0)
+            return pickle.loads(data) if status == 0 else None
+        except (OSError, pickle.UnpicklingError, EOFError):
+            return None
+        finally:
+            self.child = None
+
+
 def workers(jobs: int | None) -> Workers:
     return Workers(jobs or default_jobs())
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "generator"
 ORDER = ["slugs", "models", "config", "load", "cites", "body", "figures", "similarity", "related_stories", "checks", "view", "render",
-         "site", "feeds", "search", "cache", "memo", "workers", "prepare", "build", "write", "serve", "publish", "cli", "__main__"]
+         "site", "feeds", "search", "cache", "workers", "memo", "prepare", "build", "write", "serve", "publish", "cli", "__main__"]
 
 
 def _layer(module: str) -> int:

@@ -273,7 +273,7 @@ def test_shards_written_ahead_by_a_forked_process_are_those_save_memo_writes(sit
     for options, ahead in (("here", None), ("ahead", ShardWriter(site, new_memo(site, "ahead").options))):
         empty = new_memo(site, options)
         result = build_site(site, search=False, memo=empty, ahead=ahead)
-        assert (ahead is None) or ahead.child is not None  # forked as the stories were done
+        assert ahead is None or ahead.pending  # forked as the stories were done
         here.clear()  # the files this process writes (the child has put_file as it was)
         monkeypatch.setattr(memo_module, "put_file", lambda path, parts: here.append(path.name) or put_file(path, parts))
         save_memo(site, result.memo, ahead)
@@ -297,4 +297,4 @@ def test_shards_written_ahead_are_not_taken_if_an_entry_changed_since(site: Path
     entry = result.memo.stories[STORY_PATH]
     result.memo.stories[STORY_PATH] = changed = dataclasses.replace(entry, render="another digest")
     save_memo(site, result.memo, ahead)  # written here instead, the changed entry among them
-    assert ahead.child is None and load_memo(site, empty).stories[STORY_PATH].render == changed.render
+    assert not ahead.pending and load_memo(site, empty).stories[STORY_PATH].render == changed.render

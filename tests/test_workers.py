@@ -13,7 +13,7 @@ import pytest
 from generator import workers as workers_module
 from generator.build import build_site, check_site
 from generator.prepare import Spill
-from generator.workers import WorkerDied, Workers, default_jobs
+from generator.workers import Aside, WorkerDied, Workers, default_jobs
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -117,3 +117,26 @@ def test_bodies_wait_in_scratch_files_that_every_build_removes(monkeypatch, tmp_
     story.write_text(story.read_text().replace("\nnewsroom: ", "\nnewsroom: nowhere-", 1))
     assert not build_site(site, jobs=2, search=False).ok
     assert list(cache.iterdir()) == []
+
+
+def _parent_and_child(value: int) -> tuple[int, int]:
+    return value, os.getpid()
+
+
+def _fails() -> None:
+    raise RuntimeError("in the child")
+
+
+def test_a_call_made_aside_returns_its_result_from_another_process():
+    aside = Aside(_parent_and_child, 7)
+    value, pid = aside.result()
+    assert value == 7 and pid != os.getpid()
+    assert aside.result() is None  # waited for once: nothing more to take
+
+
+def test_a_call_aside_that_fails_gives_none_and_leaves_no_process():
+    aside = Aside(_fails)
+    child = aside.child
+    assert aside.result() is None
+    with pytest.raises(ChildProcessError):
+        os.waitpid(child, os.WNOHANG)  # reaped
