@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import functools
 import hashlib
@@ -15,8 +16,8 @@ from urllib.parse import urlsplit
 import orjson
 import yaml
 from jinja2 import (
-    BytecodeCache, ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, Template, TemplateNotFound,
-    select_autoescape,
+    BytecodeCache, ChoiceLoader, Environment, FileSystemLoader, StrictUndefined, Template, TemplateError,
+    TemplateNotFound, select_autoescape,
 )
 from jinja2.bccache import Bucket
 from markupsafe import Markup, escape
@@ -258,28 +259,40 @@ class Renderer:
         """A digest of these templates and of every template they extend, include or import (all of them, if
         one names another by an expression): an output made with them is stale when this changes."""
         if names not in self._digests:
-            sources: dict[str, str] = {}
-            waiting = list(names)
-            while waiting:
-                name = waiting.pop()
-                if name in sources:
-                    continue
-                try:
-                    sources[name] = self.env.loader.get_source(self.env, name)[0]
-                except TemplateNotFound:
-                    sources[name] = ""
-                    continue
-                for found in referenced_templates(sources[name]):
-                    waiting.extend(self.env.loader.list_templates() if found is None else [found])
+            sources = self._with_references(names)
             text = "\0".join(f"{name}\0{source}" for name, source in sorted(sources.items()))
             self._digests[names] = hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
         return self._digests[names]
 
+    def _with_references(self, names: Iterable[str]) -> dict[str, str]:
+        """These templates and every template they extend, include or import, by name: their sources ("" for
+        one not found)."""
+        sources: dict[str, str] = {}
+        waiting = list(names)
+        while waiting:
+            name = waiting.pop()
+            if name in sources:
+                continue
+            try:
+                sources[name] = self.env.loader.get_source(self.env, name)[0]
+            except TemplateNotFound:
+                sources[name] = ""
+                continue
+            for found in referenced_templates(sources[name]):
+                waiting.extend(self.env.loader.list_templates() if found is None else [found])
+        return sources
+
     def load(self, names: Iterable[str]) -> None:
-        """Compile these templates here, before the render workers fork: they inherit them (instead of each
-        compiling its own) and the build memo keeps them for the next process."""
-        for name in sorted(set(names)):
-            self.env.get_template(name)
+        """Compile these templates here, and those they extend, include or import, before the render workers
+        fork: they inherit them (instead of each compiling its own) and the build memo keeps them for the
+        next process."""
+        wanted = set(names)
+        for name, source in sorted(self._with_references(wanted).items()):
+            if name in wanted:
+                self.env.get_template(name)
+            elif source:  # (one named by an expression brings in every template, style.css too: a page that
+                with contextlib.suppress(TemplateError):  # renders one that fails shows its error then)
+                    self.env.get_template(name)
 
     def render(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(**context)
