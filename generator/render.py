@@ -290,8 +290,8 @@ class Renderer:
         for name, source in sorted(self._with_references(wanted).items()):
             if name in wanted:
                 self.env.get_template(name)
-            elif source:  # (one named by an expression brings in every template, style.css too: a page that
-                with contextlib.suppress(TemplateError):  # renders one that fails shows its error then)
+            elif source:  # a template named by an expression brings in every one, style.css too: one of those
+                with contextlib.suppress(TemplateError):  # that fails is reported by the page that renders it
                     self.env.get_template(name)
 
     def render(self, name: str, **context: Any) -> str:

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator.build import build_site
 from generator import memo as memo_module
+from generator.build import build_site
 from generator.cache import CACHE_DIR, put_file
 from generator.cli import cli
 from generator.memo import HEAD, MEMO_DIR, ShardWriter, load_memo, new_memo, save_memo
