@@ -220,7 +220,8 @@ class ShardWriter:
     The story entries are complete once every story is rendered, and then the parent spends a few tenths of
     a second on its own planning the site pages, a core idle meanwhile: the shards (pickled and written, a
     quarter of a second for 4,000 stories) are made on it. save_memo takes their names, if the child wrote
-    them all and the entries are still those it was given; else it writes the shards itself, as it would."""
+    them all and the entries are still those it was given; else it writes the shards itself, as it would.
+    (Not with --jobs 1: the build then keeps to one process.)"""
 
     MIN_STORIES = 256  # fewer are written in less time than forking takes to pay for
 

@@ -272,10 +272,11 @@ def test_shards_written_ahead_by_a_forked_process_are_those_save_memo_writes(sit
     written, here = {}, []
     for options, ahead in (("here", None), ("ahead", ShardWriter(site, new_memo(site, "ahead").options))):
         empty = new_memo(site, options)
-        result = build_site(site, search=False, memo=empty, ahead=ahead)
-        assert ahead is None or ahead.pending  # forked as the stories were done
+        result = build_site(site, search=False, memo=empty, ahead=ahead, jobs=2)
+        assert ahead is None or ahead.pending  # forked as the stories were done (two jobs: two processes)
         here.clear()  # the files this process writes (the child has put_file as it was)
-        monkeypatch.setattr(memo_module, "put_file", lambda path, parts: here.append(path.name) or put_file(path, parts))
+        monkeypatch.setattr(memo_module, "put_file",
+                            lambda path, parts: here.append(path.name) or put_file(path, parts))
         save_memo(site, result.memo, ahead)
         monkeypatch.setattr(memo_module, "put_file", put_file)
         assert here == [HEAD] if ahead else len(here) > 2  # the child wrote the shards: here, the head alone
@@ -293,8 +294,18 @@ def test_shards_written_ahead_are_not_taken_if_an_entry_changed_since(site: Path
     _grown(site, 8)
     empty = new_memo(site, "x")
     ahead = ShardWriter(site, empty.options)
-    result = build_site(site, search=False, memo=empty, ahead=ahead)
+    result = build_site(site, search=False, memo=empty, ahead=ahead, jobs=2)
+    assert ahead.pending
     entry = result.memo.stories[STORY_PATH]
     result.memo.stories[STORY_PATH] = changed = dataclasses.replace(entry, render="another digest")
     save_memo(site, result.memo, ahead)  # written here instead, the changed entry among them
     assert not ahead.pending and load_memo(site, empty).stories[STORY_PATH].render == changed.render
+
+
+def test_one_job_writes_the_shards_in_its_own_process(site: Path, monkeypatch):
+    """--jobs 1 asks for one process: the shards are not written aside."""
+    monkeypatch.setattr(ShardWriter, "MIN_STORIES", 1)
+    empty = new_memo(site, "x")
+    ahead = ShardWriter(site, empty.options)
+    result = build_site(site, search=False, memo=empty, ahead=ahead, jobs=1)
+    assert result.ok and not ahead.pending
