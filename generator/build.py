@@ -113,8 +113,8 @@ class _Render:
 
     def run(self, search: bool) -> None:
         views = self.stories()
-        if self.ahead is not None and self.memo is not None and workers(self.jobs).jobs > 1:  # (--jobs 1: one process)
-            self.ahead.start(self.entries, self.memo)  # the entries are complete: their shards may be written
+        if self.ahead is not None and self.memo is not None:  # the entries are complete: their shards may be written
+            self.ahead.start(self.entries, self.memo, workers(self.jobs).jobs)
         ordered = [views[path] for path in sorted(views)]
         if self.progress:
             self.progress("pages", len(views), len(views))

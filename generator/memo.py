@@ -235,9 +235,10 @@ class ShardWriter:
         """A child is writing shards (or has written them) that the memo has not taken yet."""
         return self.aside is not None
 
-    def start(self, stories: dict[str, Entry], previous: Memo | None) -> None:
-        """Fork the writer, when there are enough entries and no shard of a loaded memo to keep."""
-        if self.aside is not None or len(stories) < self.MIN_STORIES or (previous and previous.shards) \
+    def start(self, stories: dict[str, Entry], previous: Memo | None, jobs: int) -> None:
+        """Fork the writer, when the build may use more than one process (`jobs`), there are enough entries
+        and there is no shard of a loaded memo to keep."""
+        if self.aside is not None or jobs <= 1 or len(stories) < self.MIN_STORIES or (previous and previous.shards) \
                 or _secret() is None:
             return
         try:
