@@ -206,12 +206,15 @@ def fast_escape(value: Any) -> str:
 
 class _Template(Template):
     """Our templates escape with fast_escape (each compiled template module imports Jinja's escape by name:
-    this rebinds that name, for our environment's templates alone)."""
+    this rebinds that name, for our environment's templates alone), and keep their globals (the
+    environment's, set before any template loads) as a plain dict, where Jinja keeps a ChainMap over the
+    environment's: each render copies them into a new context, 9 µs a page with the ChainMap, 2 µs without."""
 
     @classmethod
     def from_code(cls, environment: Environment, code: Any, globals: Any, uptodate: Any = None) -> Template:
         template = super().from_code(environment, code, globals, uptodate)
         template.root_render_func.__globals__["escape"] = fast_escape
+        template.globals = dict(template.globals)  # each render copies them into its context: a ChainMap, slowly
         return template
 
 
