@@ -23,7 +23,7 @@ from .memo import Entry, Memo, ShardWriter
 from .models import Finding, ManifestFile, Story
 from .prepare import Checked, Spill, check_site, take, unpacked
 from .related_stories import RelatedIndex, related_all
-from .render import COMPILED, Renderer, template_dirs
+from .render import COMPILED, Renderer, template_dirs, to_data
 from .site import Plan, manifest_plans, site_plans, sitemap_plans
 from .view import SectionView, StoredView, related_views, story_sections, story_view
 from .workers import Progress, no_cycle_collection, workers
@@ -339,7 +339,7 @@ def render_story(position: int) -> Generator[None, None, tuple[StoredView, list[
     yield
     outputs = [(path, _kept(path, text.encode("utf-8"), job["sink"]))
                for path, text in ((f"stories/{story.key}/index.{suffix}", text) for suffix, text in texts.items())]
-    return StoredView(view.model_copy(update={"sections": []})), outputs, keys
+    return StoredView(view, to_data(view)), outputs, keys  # the JSON variant's dump of the view, not another
 
 
 def _read_again(root: Path, shown: str, manifests: dict[str, ManifestFile]) -> tuple[Story, list[SectionView]]:

@@ -131,7 +131,16 @@ def navigation(config: SiteConfig) -> Navigation:
 
 
 def to_data(value: Any) -> Any:
-    return value.model_dump(mode="json", by_alias=True) if isinstance(value, BaseModel) else value
+    """A model as JSON data (what else is given, as it is). The last model's is kept: a story's JSON variant
+    and its stored view are made from one dump of its view (frozen, so it cannot go stale). Read only."""
+    if not isinstance(value, BaseModel):
+        return value
+    if _DUMPED[0] is not value:
+        _DUMPED[:] = [value, value.model_dump(mode="json", by_alias=True)]
+    return _DUMPED[1]
+
+
+_DUMPED: list[Any] = [None, None]
 
 
 def to_json(value: Any) -> str:

@@ -176,12 +176,16 @@ class StoredView:
     KEPT = ("url", "published", "updated", "edition", "newsroom_slug", "beat_slug", "ledger_claims",
             "cited_manifest_ids", "title", "description", "source_count", "newsroom", "beat", "trust")
 
-    def __init__(self, view: StoryView) -> None:
+    def __init__(self, view: StoryView, data: dict[str, Any] | None = None) -> None:
+        """`data`: the view as model_dump(mode="json", by_alias=True) gives it, when it was dumped already (for
+        the story's JSON variant): its JSON is then written from that, without the sections."""
         kept = {}
         for name in self.KEPT:
             value = getattr(view, name)
             kept[name] = Label(value.slug, value.name, value.url) if isinstance(value, Term) else value
-        text = view.model_dump_json(by_alias=True).encode("utf-8")
+        if data is None:
+            data = view.model_dump(mode="json", by_alias=True)
+        text = orjson.dumps({**data, "sections": []})
         self.path = view.path
         self.mark = hashlib.blake2b(text, digest_size=16).hexdigest()
         self._packed = pickle.dumps(kept, protocol=pickle.HIGHEST_PROTOCOL)
