@@ -269,16 +269,32 @@ def ledger_rows(story: Story, manifests: dict[str, ManifestFile], config: SiteCo
     """The ledger in its front-matter order, each used claim with its text."""
     rows = []
     for number, entry in enumerate(story.meta.ledger, start=1):
-        manifest = manifests[entry.manifest].manifest
-        texts = {claim.id: claim.text for claim in manifest.claims}
-        rows.append(LedgerRow(
-            manifest_id=manifest.id, number=number, title=manifest.title, source_name=manifest.source.name,
-            source_url=manifest.source.url, published=iso_z(manifest.published),
-            claims=[ClaimView(id=claim_id, text=texts[claim_id]) for claim_id in entry.claims],
-            manifest_url=config.url(f"/manifests/{manifest.id}/"), manifest_path=f"/manifests/{manifest.id}/",
-            verify_url=config.verify.endpoint.replace("{id}", manifest.id) if config.verify else None,
-        ))
+        fields, claims = _manifest_row(manifests[entry.manifest], config)
+        rows.append(LedgerRow(**fields, number=number, claims=[claims[claim_id] for claim_id in entry.claims]))
     return rows
+
+
+def _manifest_row(found: ManifestFile, config: SiteConfig) -> tuple[dict[str, Any], dict[str, ClaimView]]:
+    """What every ledger row citing this manifest holds besides its number and claims, and its claims as
+    views by id: made once a manifest (many stories cite each), known by its file's digest and the settings
+    its URLs come from."""
+    key = (found.manifest.id, found.digest, config.root_url, config.verify.endpoint if config.verify else None)
+    made = _MANIFEST_ROWS.get(key) if found.digest else None
+    if made is None:
+        manifest = found.manifest
+        made = ({"manifest_id": manifest.id, "title": manifest.title, "source_name": manifest.source.name,
+                 "source_url": manifest.source.url, "published": iso_z(manifest.published),
+                 "manifest_url": config.url(f"/manifests/{manifest.id}/"), "manifest_path": f"/manifests/{manifest.id}/",
+                 "verify_url": config.verify.endpoint.replace("{id}", manifest.id) if config.verify else None},
+                {claim.id: ClaimView(id=claim.id, text=claim.text) for claim in manifest.claims})
+        if len(_MANIFEST_ROWS) >= 1 << 16:  # a preview server rebuilds for hours: keep it bounded
+            _MANIFEST_ROWS.clear()
+        if found.digest:
+            _MANIFEST_ROWS[key] = made
+    return made
+
+
+_MANIFEST_ROWS: dict[tuple, tuple[dict[str, Any], dict[str, ClaimView]]] = {}
 
 
 def story_sections(story: Story, body: Body, manifests: dict[str, ManifestFile]) -> list[SectionView]:

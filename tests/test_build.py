@@ -153,3 +153,26 @@ def test_related_is_computed_when_absent_and_kept_when_given(site: Path):
     (site / "content/stories/2026-11-22/quay-street-busway-works-begin.md").write_text(given)
     again = json.loads(build_site(site).files["stories/2026-11-22/quay-street-busway-works-begin/index.json"])
     assert again["related"] == []
+
+
+def test_a_ledger_row_follows_its_manifest_and_the_site_url():
+    """Each manifest's part of a ledger row is made once and kept (many stories cite it), known by the
+    manifest file's digest and the site's URL: an edited manifest, or another base URL, gets a row of its own."""
+    import dataclasses
+
+    from generator.load import load_content
+    from generator.view import ledger_rows
+
+    content = load_content(REPO)
+    story = next(s for s in content.stories if s.meta.ledger)
+    manifests = content.manifests
+    cited = story.meta.ledger[0].manifest
+    before = ledger_rows(story, manifests, content.config)[0]
+    assert before.manifest_id == cited and before.manifest_url == content.config.url(f"/manifests/{cited}/")
+    found = manifests[cited]
+    edited = {**manifests, cited: dataclasses.replace(
+        found, manifest=found.manifest.model_copy(update={"title": "Another title"}), digest=found.digest + "0")}
+    assert ledger_rows(story, edited, content.config)[0].title == "Another title"
+    assert ledger_rows(story, manifests, content.config)[0] == before
+    elsewhere = content.config.model_copy(update={"base_url": "https://elsewhere.example/news/"})
+    assert ledger_rows(story, manifests, elsewhere)[0].manifest_url == f"https://elsewhere.example/news/manifests/{cited}/"
