@@ -133,14 +133,17 @@ def navigation(config: SiteConfig) -> Navigation:
 def to_data(value: Any) -> Any:
     """A model as JSON data (what else is given, as it is). The last model's is kept: a story's JSON variant
     and its stored view are made from one dump of its view (frozen, so it cannot go stale). Read only."""
+    global _DUMPED
     if not isinstance(value, BaseModel):
         return value
-    if _DUMPED[0] is not value:
-        _DUMPED[:] = [value, value.model_dump(mode="json", by_alias=True)]
-    return _DUMPED[1]
+    held, data = _DUMPED  # one read and one write of the pair: a preview server's threads may share it
+    if held is not value:
+        data = value.model_dump(mode="json", by_alias=True)
+        _DUMPED = (value, data)
+    return data
 
 
-_DUMPED: list[Any] = [None, None]
+_DUMPED: tuple[Any, Any] = (None, None)
 
 
 def to_json(value: Any) -> str:
@@ -223,7 +226,7 @@ class _Template(Template):
     def from_code(cls, environment: Environment, code: Any, globals: Any, uptodate: Any = None) -> Template:
         template = super().from_code(environment, code, globals, uptodate)
         template.root_render_func.__globals__["escape"] = fast_escape
-        template.globals = dict(template.globals)  # each render copies them into its context: a ChainMap, slowly
+        template.globals = dict(template.globals)
         return template
 
 
