@@ -220,7 +220,7 @@ class _Template(Template):
     """Our templates escape with fast_escape (each compiled template module imports Jinja's escape by name:
     this rebinds that name, for our environment's templates alone), and keep their globals (the
     environment's, set before any template loads) as a plain dict, where Jinja keeps a ChainMap over the
-    environment's: each render copies them into a new context, 9 µs a page with the ChainMap, 2 µs without."""
+    environment's: each render copies them into a new context, 12 µs a page from the ChainMap, 3 µs from a dict."""
 
     @classmethod
     def from_code(cls, environment: Environment, code: Any, globals: Any, uptodate: Any = None) -> Template:

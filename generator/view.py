@@ -279,7 +279,7 @@ def _manifest_row(found: ManifestFile, config: SiteConfig) -> tuple[dict[str, An
     views by id: made once a manifest (many stories cite each), known by its file's digest and the settings
     its URLs come from."""
     key = (found.manifest.id, found.digest, config.root_url, config.verify.endpoint if config.verify else None)
-    made = _MANIFEST_ROWS.get(key) if found.digest else None
+    made = _MANIFEST_ROWS.get(key)  # none is kept for a manifest without a digest
     if made is None:
         manifest = found.manifest
         made = ({"manifest_id": manifest.id, "title": manifest.title, "source_name": manifest.source.name,
@@ -287,9 +287,9 @@ def _manifest_row(found: ManifestFile, config: SiteConfig) -> tuple[dict[str, An
                  "manifest_url": config.url(f"/manifests/{manifest.id}/"), "manifest_path": f"/manifests/{manifest.id}/",
                  "verify_url": config.verify.endpoint.replace("{id}", manifest.id) if config.verify else None},
                 {claim.id: ClaimView(id=claim.id, text=claim.text) for claim in manifest.claims})
-        if len(_MANIFEST_ROWS) >= 1 << 16:  # a preview server rebuilds for hours: keep it bounded
-            _MANIFEST_ROWS.clear()
         if found.digest:
+            if len(_MANIFEST_ROWS) >= 1 << 16:  # a preview server rebuilds for hours: keep it bounded
+                _MANIFEST_ROWS.clear()
             _MANIFEST_ROWS[key] = made
     return made
 
