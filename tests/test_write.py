@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import pytest
@@ -89,3 +91,59 @@ def test_pending_without_a_record_compares_with_the_disk_and_abort_changes_nothi
     assert sorted(p.name for p in tmp_path.iterdir()) == ["public"]
     with pytest.raises(UnsafePath):
         Pending(out, None).put("../x", b"", "d")
+
+
+def _topdir(folder: Path) -> bool | None:
+    """Whether the folder has ext4's top-of-tree mark (chattr +T); None where the file system keeps no such flags."""
+    import fcntl
+    import struct
+
+    from generator.write import _FS_IOC_GETFLAGS, _FS_TOPDIR_FL
+
+    descriptor = os.open(folder, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        return bool(struct.unpack("i", fcntl.ioctl(descriptor, _FS_IOC_GETFLAGS, b"\0" * 4))[0] & _FS_TOPDIR_FL)
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="chattr flags are Linux's")
+def test_pending_marks_its_folder_and_top_level_folders_to_spread(tmp_path):
+    from generator.cache import digest
+    from generator.write import Pending, spread
+
+    probe = tmp_path / "probe"
+    probe.mkdir()
+    if not spread(probe):
+        pytest.skip("this file system keeps no top-of-tree flag")
+    assert _topdir(probe)
+    out = tmp_path / "public"
+    files = {"index.html": b"home", "stories/2026-01-02/a/index.html": b"a", "stories/2026-01-02/b/index.md": b"b",
+             "manifests/m1/index.html": b"m"}
+    pending = Pending(out, None)
+    for path, data in files.items():
+        assert pending.put(path, data, digest(data))
+    pending.commit({p: digest(d) for p, d in files.items()}, files)
+    assert _listing(out) == files  # a folder named like a top-level file is never made
+    assert _topdir(out) and _topdir(out / "stories") and _topdir(out / "manifests")
+    assert not _topdir(out / "stories" / "2026-01-02") and not _topdir(out / "stories" / "2026-01-02" / "a")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="chattr flags are Linux's")
+def test_a_file_system_that_refuses_the_mark_is_written_all_the_same(tmp_path, monkeypatch):
+    import fcntl
+
+    from generator.cache import digest
+    from generator.write import Pending, spread
+
+    def refuse(*args):
+        raise OSError(25, "Inappropriate ioctl for device")
+
+    monkeypatch.setattr(fcntl, "ioctl", refuse)
+    assert not spread(tmp_path)
+    pending = Pending(tmp_path / "public", None)
+    assert pending.put("stories/x/index.html", b"x", digest(b"x"))
+    pending.commit({"stories/x/index.html": digest(b"x")}, ["stories/x/index.html"])
+    assert _listing(tmp_path / "public") == {"stories/x/index.html": b"x"}
