@@ -17,6 +17,7 @@ from jinja2 import TemplateError
 
 from .body import parse_body
 from .cache import digest, key_of
+from .config import CONFIG_NAME, load_config
 from .feeds import feed_plans
 from .load import load_story
 from .memo import Entry, Memo, ShardWriter
@@ -26,7 +27,7 @@ from .related_stories import RelatedIndex, related_all
 from .render import COMPILED, Renderer, template_dirs, to_data
 from .site import Plan, manifest_plans, site_plans, sitemap_plans
 from .view import SectionView, StoredView, related_views, story_sections, story_view
-from .workers import Progress, no_cycle_collection, workers
+from .workers import Aside, Progress, no_cycle_collection, workers
 
 
 class Sink(Protocol):
@@ -68,11 +69,14 @@ def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jo
     are, in memory they are taken from `reuse` (the last build's files). `stamps`: see check_site. `ahead`:
     given every story's memo entry as soon as the stories are rendered (see memo.ShardWriter)."""
     started = time.perf_counter()
+    compiling = _templates_aside(root, base_url, jobs, memo)
     sections = Spill(root)
     try:
         with no_cycle_collection():
             checked = check_site(root, drafts=drafts, base_url=base_url, jobs=jobs, progress=progress,
                                  sections=sections, memo=memo, stamps=stamps)
+            if compiling is not None:
+                COMPILED.adopt(compiling.result() or {})  # (None if it failed: then templates compile here)
             result = BuildResult(checked.findings)
             if not result.ok or checked.index is None:
                 return result
@@ -83,8 +87,25 @@ def build_site(root: Path, drafts: bool = False, base_url: str | None = None, jo
                 result.findings = [*result.findings, template_finding(root, err)]
     finally:
         sections.close()
+        if compiling is not None:
+            compiling.result()  # reaped, whatever happened (nothing to wait for once adopted)
     result.seconds = time.perf_counter() - started
     return result
+
+
+def _templates_aside(root: Path, base_url: str | None, jobs: int | None, memo: Memo | None) -> Aside | None:
+    """A first build's templates, compiled in a forked process while this one loads the manifests and then
+    reads the stories: a core is idle while the manifests load, and compiling the template set (0.1 s) no
+    longer falls in the steps between the pools, where this process works alone. Not when one process was
+    asked for, nor when this process or the memo already holds compiled templates."""
+    if workers(jobs).jobs < 2 or COMPILED.compiled() or (memo is not None and memo.compiled):
+        return None
+    return Aside(_compile_templates, root, base_url)
+
+
+def _compile_templates(root: Path, base_url: str | None) -> dict[str, bytes]:
+    config, _ = load_config(root / "content" / CONFIG_NAME, base_url)
+    return Renderer(root, config).compile_all() if config is not None else {}
 
 
 # What forked workers inherit from the parent: the checked site (read-only), set just before they start.

@@ -309,5 +309,13 @@ class Renderer:
                 with contextlib.suppress(TemplateError):  # that fails is reported by the page that renders it
                     self.env.get_template(name)
 
+    def compile_all(self) -> dict[str, bytes]:
+        """Compile every template (one that fails is left to the page that renders it, which reports it) and
+        return what COMPILED then holds: a build's forked helper sends this back (see build._templates_aside)."""
+        for name in self.env.loader.list_templates():
+            with contextlib.suppress(TemplateError):
+                self.env.get_template(name)
+        return COMPILED.compiled()
+
     def render(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(**context)

@@ -123,6 +123,43 @@ def test_broken_template_is_a_finding_not_a_traceback(site: Path):
     assert [(f.path, f.code) for f in result.findings] == [("templates/story.md", "LP900")]
 
 
+def _compiled_here(monkeypatch) -> list[str]:
+    """An empty store of compiled templates, as a new process has, and the names this process compiles."""
+    import os
+
+    from jinja2 import Environment
+
+    from generator.render import COMPILED
+
+    monkeypatch.setattr(COMPILED, "_store", {})
+    compiled, parent, compile = [], os.getpid(), Environment.compile
+
+    def counted(self, source, name=None, *args, **kwargs):
+        if os.getpid() == parent:
+            compiled.append(name)
+        return compile(self, source, name, *args, **kwargs)
+
+    monkeypatch.setattr(Environment, "compile", counted)
+    return compiled
+
+
+def test_a_first_build_takes_its_templates_compiled_aside(site: Path, monkeypatch):
+    compiled = _compiled_here(monkeypatch)
+    aside = build_site(site, jobs=2)  # a forked helper compiles them while the site is read
+    assert aside.ok and compiled == []
+    alone = build_site(site, jobs=1)  # the same bytes when this process compiles them itself
+    assert alone.files == aside.files
+
+
+def test_a_template_the_helper_cannot_compile_is_reported_as_before(site: Path, monkeypatch):
+    compiled = _compiled_here(monkeypatch)
+    (site / "templates").mkdir()
+    (site / "templates" / "story.md").write_text("{% if %}\n")
+    result = build_site(site, jobs=2)
+    assert [(f.path, f.code) for f in result.findings] == [("templates/story.md", "LP900")]
+    assert compiled == ["story.md"]  # only the one that failed there was compiled here (and failed again)
+
+
 def test_page_colliding_with_front_page_is_lp011(site: Path):
     (site / "content/pages/index.md").write_text("---\ntitle: Home\n---\nHi.\n")
     result = build_site(site)
