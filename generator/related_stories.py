@@ -48,7 +48,7 @@ class RelatedIndex:
         self.paths = [story.path for story in order]
         self.published = [instant(story.meta.published) for story in order]
         self.position = {key: i for i, key in enumerate(self.keys)}
-        self.documents = Counter(word for found in self.found for word in found.words)
+        self.documents = Counter(chain.from_iterable(found.words for found in self.found))
         self.terms = self._terms(self.found, previous, changed)
         self.cited = [_cited(story, cited.get(story.path)) for story in order]
         self.near = CandidateIndex([f.sketch for f in self.found], [f.empty for f in self.found],
@@ -217,10 +217,10 @@ class _Sets:
 
     def __init__(self, items: list[frozenset[str]]) -> None:
         self.ids = {word: n for n, word in enumerate(sorted(set().union(*items)))}
-        self.rows = np.full((len(items), max(map(len, items), default=0) or 1), -1, dtype=np.int64)
-        for n, item in enumerate(items):
-            self.rows[n, :len(item)] = [self.ids[word] for word in item]
-        self.sizes = np.array([len(item) for item in items], dtype=np.int64)
+        self.sizes = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
+        self.rows = np.full((len(items), int(self.sizes.max(initial=0)) or 1), -1, dtype=np.int64)
+        self.rows[np.arange(self.rows.shape[1]) < self.sizes[:, None]] = np.fromiter(  # row by row, as chain runs
+            map(self.ids.__getitem__, chain.from_iterable(items)), dtype=np.int64, count=int(self.sizes.sum()))
         self._held = np.zeros(len(self.ids) + 1, dtype=bool)  # the last stays False: it is where -1 points
 
     def set(self, i: int, item: frozenset[str]) -> None:
@@ -298,7 +298,7 @@ def _unique_by_key(stories: Sequence[Story]) -> list[Story]:
     first: dict[str, Story] = {}
     for story in sorted(stories, key=lambda s: s.path):
         first.setdefault(story.key, story)
-    return sorted(first.values(), key=lambda s: (s.meta.published, s.key))
+    return sorted(first.values(), key=lambda s: (instant(s.meta.published), s.key))  # as datetimes: 4 times slower
 
 
 def cited_ids(body: Body) -> frozenset[str]:
