@@ -129,7 +129,7 @@ class _Render:
             COMPILED.adopt(memo.compiled)  # the last build's compiled templates: this process need not compile
         self.renderer = Renderer(root, self.index.config)
         self.sources: dict[str, str] = {}
-        self.entries: dict[str, Entry] = {}
+        self.entries: dict[str, Entry | None] = {}  # None: new to the memo, until made() makes its entry
         self.pages: dict[str, tuple[str, str, str]] = {}
 
     def run(self, search: bool) -> None:
@@ -198,6 +198,10 @@ class _Render:
                 entry = Entry(self.checked.prepared[story.path], before.deps)  # as the memo read it: a brief
                 if unmoved:
                     entry.render = before.render
+            elif before is None:  # new to the memo (every story of a first build): its entry is made as its
+                self.entries[story.path] = None  # rendering comes back (made()), while the others render
+                todo.append((story, keys))
+                continue
             else:
                 prepared = self.checked.prepared[story.path]
                 entry = Entry(dataclasses.replace(prepared, sections=None, story=story.brief()), self.checked.deps[story.path])
@@ -258,6 +262,11 @@ class _Render:
     def made(self, story: Story, view: StoredView, outputs: list[tuple[str, bytes | Kept]], keys: list[str],
              found: dict[str, list[str]]) -> None:
         entry = self.entries[story.path]
+        if entry is None:  # new to the memo (see stories())
+            prepared = self.checked.prepared[story.path]
+            entry = self.entries[story.path] = Entry(dataclasses.replace(prepared, sections=None, story=story.brief()),
+                                                     self.checked.deps[story.path])
+            entry.passed = self.checked.report.passed.get(story.path, [])
         by_key = self.index.by_key
         keys = [by_key[key].key if key in by_key else key for key in keys]  # this process's copies (from a worker):
         if story.meta.related is None:                                      # the memo then pickles each key once
