@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import operator
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
@@ -124,10 +126,12 @@ def paginate(stories: list[StoryView], path: str, page_size: int) -> list[tuple[
 def term_listings(views: list[StoryView], config: SiteConfig, kind: str) -> Iterator[Listing]:
     """Every page of every declared newsroom (kind 'newsroom') or beat (kind 'beat'), in declaration order."""
     names = config.newsrooms if kind == "newsroom" else config.beats
-    ordered = newest_first(views)
+    by_term: dict[str, list[StoryView]] = {}
+    for view in newest_first(views):
+        by_term.setdefault(getattr(view, f"{kind}_slug"), []).append(view)
     for slug, name in names.items():
         term = Term(slug=slug, name=name, url=config.url(f"/{kind}s/{slug}/"))
-        mine = [view for view in ordered if getattr(view, f"{kind}_slug") == slug]
+        mine = by_term.get(slug, [])
         description = (f"Every story from the {name} newsroom, newest first." if kind == "newsroom"
                        else f"Every story on the {name} beat, newest first.")
         for path, chunk, pager in paginate(mine, f"/{kind}s/{slug}/", config.page_size):
@@ -137,8 +141,9 @@ def term_listings(views: list[StoryView], config: SiteConfig, kind: str) -> Iter
 def term_counts(views: list[StoryView], config: SiteConfig, kind: str) -> list[tuple[Term, int]]:
     """Each declared newsroom or beat with its number of stories, in declaration order."""
     names = config.newsrooms if kind == "newsroom" else config.beats
-    return [(Term(slug=slug, name=name, url=config.url(f"/{kind}s/{slug}/")),
-             sum(getattr(view, f"{kind}_slug") == slug for view in views)) for slug, name in names.items()]
+    counts = Counter(map(operator.attrgetter(f"{kind}_slug"), views))
+    return [(Term(slug=slug, name=name, url=config.url(f"/{kind}s/{slug}/")), counts[slug])
+            for slug, name in names.items()]
 
 
 def edition_listings(all_editions: list[Edition], config: SiteConfig) -> Iterator[Listing]:
