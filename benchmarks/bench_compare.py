@@ -8,8 +8,9 @@ depending on when it runs), so figures taken minutes apart are hard to compare. 
 revision is followed at once by a run of the working tree, each on its own copy of the corpus, and the
 ratio of the two medians is printed with them. The revision is checked out with `git worktree` into the
 work folder and run from there (`python -m generator` in a folder takes that folder's package first).
-Cold builds write to the corpus' own public/ (on disk, as a user's would); timings are printed, never
-asserted.
+Cold builds write to the corpus' own public/ (on disk, as a user's would); every other round the two go in
+the other order (a drift steady over two rounds weighs on both alike). Printed: the medians of wall time and
+of user and system CPU (the kernel's share is where file creation shows), never asserted.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_build import REPO, corpus, edit_one, timed  # noqa: E402
+from bench_build import REPO, Run, corpus, edit_one, timed  # noqa: E402
 
 
 def checkout(revision: str, work: Path) -> Path:
@@ -41,9 +42,9 @@ def copy_of(site: Path, name: str) -> Path:
     return copy
 
 
-def run(code: Path, site: Path) -> float:
+def run(code: Path, site: Path) -> Run:
     """One build of site by the generator in folder `code` (its own package comes first from there)."""
-    return timed([sys.executable, "-m", "generator", "build", "--root", str(site), "--no-search"], cwd=code)[0]
+    return timed([sys.executable, "-m", "generator", "build", "--root", str(site), "--no-search"], cwd=code)
 
 
 def main() -> None:
@@ -60,23 +61,26 @@ def main() -> None:
     sites = {name: copy_of(base, name.replace(" ", "-")) for name in codes}
     for code in codes.values():
         subprocess.run([sys.executable, "-m", "compileall", "-q", str(code / "generator")], check=True)
-    times: dict[str, list[float]] = {name: [] for name in codes}
+    runs: dict[str, list[Run]] = {name: [] for name in codes}
     if args.edit:
         for name in codes:  # up to date, with a memo, before the timed edits
             run(codes[name], sites[name])
     for number in range(args.runs):
-        for name, code in codes.items():
+        for name in (list(codes) if number % 2 == 0 else list(codes)[::-1]):
             site = sites[name]
             if args.edit:
                 edit_one(site, number + time.time_ns() % 40)
             else:
                 shutil.rmtree(site / "public", ignore_errors=True)
                 shutil.rmtree(site / ".ledgerpress-cache", ignore_errors=True)
-            times[name].append(run(code, site))
+            runs[name].append(run(codes[name], site))
     kind = "one-story rebuild" if args.edit else "cold build"
-    for name, found in times.items():
-        print(f"{name:13} {kind}: median {statistics.median(found):.2f} s ({', '.join(f'{t:.2f}' for t in found)})")
-    print(f"ratio working tree / revision: {statistics.median(times['working tree']) / statistics.median(times['revision']):.2f}")
+    for name, found in runs.items():
+        print(f"{name:13} {kind}: median {statistics.median(r.wall for r in found):.2f} s "
+              f"({', '.join(f'{r.wall:.2f}' for r in found)}); CPU user {statistics.median(r.user for r in found):.2f} s, "
+              f"system {statistics.median(r.system for r in found):.2f} s")
+    ratio = statistics.median(r.wall for r in runs["working tree"]) / statistics.median(r.wall for r in runs["revision"])
+    print(f"ratio working tree / revision: {ratio:.2f}")
 
 
 if __name__ == "__main__":
