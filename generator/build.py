@@ -203,8 +203,7 @@ class _Render:
                 todo.append((story, keys))
                 continue
             else:
-                prepared = self.checked.prepared[story.path]
-                entry = Entry(dataclasses.replace(prepared, sections=None, story=story.brief()), self.checked.deps[story.path])
+                entry = self.fresh_entry(story)
             entry.related, entry.passed = keys, passed
             if keys is not None and memo is not None and not entry.render:
                 entry.render = self.render_key(story, keys, passed)
@@ -235,6 +234,11 @@ class _Render:
             computed.results = found
         return views
 
+    def fresh_entry(self, story: Story) -> Entry:
+        """The memo entry of a story read this build: its reading without its sections, its story a brief."""
+        prepared = self.checked.prepared[story.path]
+        return Entry(dataclasses.replace(prepared, sections=None, story=story.brief()), self.checked.deps[story.path])
+
     def related(self, stories: list[Story]) -> tuple[dict[str, list[str]], RelatedIndex | None]:
         """The computed related stories known before rendering (all of them, after an edit, from the memo
         and what the edit reaches), or an index for the render workers to score each story (a first build)."""
@@ -263,9 +267,7 @@ class _Render:
              found: dict[str, list[str]]) -> None:
         entry = self.entries[story.path]
         if entry is None:  # new to the memo (see stories())
-            prepared = self.checked.prepared[story.path]
-            entry = self.entries[story.path] = Entry(dataclasses.replace(prepared, sections=None, story=story.brief()),
-                                                     self.checked.deps[story.path])
+            entry = self.entries[story.path] = self.fresh_entry(story)
             entry.passed = self.checked.report.passed.get(story.path, [])
         by_key = self.index.by_key
         keys = [by_key[key].key if key in by_key else key for key in keys]  # this process's copies (from a worker):

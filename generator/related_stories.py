@@ -42,11 +42,11 @@ class RelatedIndex:
     def __init__(self, stories: Sequence[Story], cited: Mapping[str, frozenset[str]],
                  known: Mapping[str, Features] | None = None, earlier_only: bool = True,
                  previous: RelatedIndex | None = None, changed: Collection[str] = ()) -> None:
-        order = _unique_by_key(stories)
+        times, order = _unique_by_key(stories)
         self.found = [known[s.path] if known and s.path in known else features(s.body) for s in order]
         self.keys = [story.key for story in order]
         self.paths = [story.path for story in order]
-        self.published = [instant(story.meta.published) for story in order]
+        self.published = times
         self.position = {key: i for i, key in enumerate(self.keys)}
         self.documents = Counter(chain.from_iterable(found.words for found in self.found))
         self.terms = self._terms(self.found, previous, changed)
@@ -293,12 +293,14 @@ def _tops(found: Sequence[Features], idf: Mapping[str, float], size: int = TOP_T
     return [frozenset(row[:count]) for row, count in zip(names.tolist(), kept.tolist())]
 
 
-def _unique_by_key(stories: Sequence[Story]) -> list[Story]:
-    """One story per key (the first by path, as SiteIndex.by_key keeps), by publication then key."""
+def _unique_by_key(stories: Sequence[Story]) -> tuple[list[int], list[Story]]:
+    """One story per key (the first by path, as SiteIndex.by_key keeps), by publication then key, and their
+    publication times (as `instant` gives them: sorted as datetimes, 4 times slower)."""
     first: dict[str, Story] = {}
     for story in sorted(stories, key=lambda s: s.path):
         first.setdefault(story.key, story)
-    return sorted(first.values(), key=lambda s: (instant(s.meta.published), s.key))  # as datetimes: 4 times slower
+    timed = sorted((instant(story.meta.published), story.key, story) for story in first.values())
+    return [time for time, _, _ in timed], [story for _, _, story in timed]
 
 
 def cited_ids(body: Body) -> frozenset[str]:

@@ -127,8 +127,9 @@ def term_listings(views: list[StoryView], config: SiteConfig, kind: str) -> Iter
     """Every page of every declared newsroom (kind 'newsroom') or beat (kind 'beat'), in declaration order."""
     names = config.newsrooms if kind == "newsroom" else config.beats
     by_term: dict[str, list[StoryView]] = {}
+    slug_of = operator.attrgetter(f"{kind}_slug")
     for view in newest_first(views):
-        by_term.setdefault(getattr(view, f"{kind}_slug"), []).append(view)
+        by_term.setdefault(slug_of(view), []).append(view)
     for slug, name in names.items():
         term = Term(slug=slug, name=name, url=config.url(f"/{kind}s/{slug}/"))
         mine = by_term.get(slug, [])
