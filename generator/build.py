@@ -15,18 +15,23 @@ from typing import Protocol
 
 from jinja2 import TemplateError
 
-from .body import parse_body
+from .analysis.related import RelatedIndex, related_all
 from .cache import digest, key_of
-from .config import CONFIG_NAME, load_config
-from .feeds import feed_plans
-from .load import load_story
+from .content.body import parse_body
+from .content.config import CONFIG_NAME, load_config
+from .content.findings import Finding
+from .content.models import ManifestFile, Story
+from .content.stories import load_story
 from .memo import Entry, Memo, ShardWriter
-from .models import Finding, ManifestFile, Story
 from .prepare import Checked, Spill, check_site, take, unpacked
-from .related_stories import RelatedIndex, related_all
-from .render import COMPILED, Renderer, template_dirs, to_data
-from .site import Plan, manifest_plans, site_plans, sitemap_plans
-from .view import SectionView, StoredView, related_views, story_sections, story_view
+from .render.formats import to_data
+from .render.stored_view import StoredView
+from .render.story_view import SectionView, related_views, story_sections, story_view
+from .render.templates import COMPILED, Renderer, template_dirs
+from .site.feeds import feed_plans
+from .site.manifest_pages import manifest_plans
+from .site.plans import Plan, site_plans
+from .site.sitemaps import sitemap_plans
 from .workers import Aside, Progress, no_cycle_collection, workers
 
 
@@ -309,11 +314,11 @@ class _Render:
         result, sink = self.result, self.sink
         pages = {path: result.files[path] if sink is None else sink.read(path, path in result.written)
                  for path in self.sources if path.endswith(".html")}
-        from .search import search_index  # only here: it brings asyncio, which a build without search need not load
+        from .site.search import search_index
 
         found = search_index(pages)
         for path, data in found.files.items():
-            self.add(path, _kept(path, data, sink), "generator/search.py")
+            self.add(path, _kept(path, data, sink), "generator/site/search.py")
         result.findings = [*result.findings, *found.notes]
 
     def reusable(self, outputs: list[tuple[str, str]]) -> bool:

@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from .cache import CACHE_DIR, digest, put_file
-from .load import stored_manifests
-from .view import StoredView
+from .content.manifests import stored_manifests
+from .render.stored_view import StoredView
 from .workers import Aside
 
 MEMO_DIR = "memo-{options}"  # one per set of build options (output folder, drafts, base URL...)
@@ -88,8 +88,8 @@ def code_digest() -> str:
     """The generator's own source: a new version or a local change makes every memo stale."""
     package = Path(__file__).resolve().parent
     hasher = hashlib.blake2b(digest_size=16)
-    for path in sorted([*package.glob("*.py"), *package.glob("checks/*.py")]):
-        hasher.update(path.name.encode() + b"\0" + path.read_bytes())
+    for path in sorted(package.rglob("*.py")):
+        hasher.update(path.relative_to(package).as_posix().encode() + b"\0" + path.read_bytes())
     return hasher.hexdigest()
 
 

@@ -14,16 +14,18 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from .body import parse_body
+from .analysis.related import cited_ids
+from .analysis.similarity import PackedFeatures, features
 from .cache import CACHE_DIR, digest, key_of
 from .checks import Report, SiteIndex, local_findings, run_checks
-from .config import CONFIG_NAME
-from .load import Content, add_story, load_content, load_story, story_files
+from .content.body import parse_body
+from .content.config import CONFIG_NAME
+from .content.findings import Finding
+from .content.load import Content, add_story, load_content
+from .content.models import ManifestFile, Story, StoryFile
+from .content.stories import load_story, story_files
 from .memo import Entry, Memo
-from .models import Finding, ManifestFile, Story, StoryFile
-from .related_stories import cited_ids
-from .similarity import PackedFeatures, features
-from .view import SectionView, section_rows, sections_of
+from .render.story_view import SectionView, section_rows, sections_of
 from .workers import Progress, no_cycle_collection, workers
 
 

@@ -22,9 +22,9 @@ from urllib.parse import parse_qs, unquote, urlsplit
 from watchfiles import DefaultFilter, watch
 
 from .build import build_site
+from .content.findings import Finding
 from .memo import Memo, new_memo
-from .search import BUNDLE, search_index_apart
-from .models import Finding
+from .site.search import BUNDLE, search_index_apart
 
 TOOLS = "/__ledgerpress/"
 SEARCH = BUNDLE + "/"

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from generator.body import link_is_safe, parse_body, render_block
+from generator.content.body import link_is_safe, parse_body, render_block
 
 BODY = """\
 Lead paragraph. [cites: a]
@@ -78,8 +78,8 @@ def test_tuned_parser_gives_markdown_its_own_tokens():
     NUL, raw HTML and every block kind it must give the tokens and HTML of the plain configuration."""
     from markdown_it import MarkdownIt
 
-    from generator.body import commonmark
-    from generator.cites import cites_plugin
+    from generator.content.body import commonmark
+    from generator.content.cites import cites_plugin
 
     plain = MarkdownIt("commonmark", {"html": False, "linkify": False, "typographer": False})
     plain.enable("table").use(cites_plugin)

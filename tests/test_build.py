@@ -129,7 +129,7 @@ def _compiled_here(monkeypatch) -> list[str]:
 
     from jinja2 import Environment
 
-    from generator.render import COMPILED
+    from generator.render.templates import COMPILED
 
     monkeypatch.setattr(COMPILED, "_store", {})
     compiled, parent, compile = [], os.getpid(), Environment.compile
@@ -197,8 +197,8 @@ def test_a_ledger_row_follows_its_manifest_and_the_site_url():
     manifest file's digest and the site's URL: an edited manifest, or another base URL, gets a row of its own."""
     import dataclasses
 
-    from generator.load import load_content
-    from generator.view import ledger_rows
+    from generator.content.load import load_content
+    from generator.render.story_view import ledger_rows
 
     content = load_content(REPO)
     story = next(s for s in content.stories if s.meta.ledger)

@@ -15,7 +15,7 @@ import pytest
 from lxml import etree
 
 from generator.build import build_site
-from generator.feeds import FEED_SIZE, feed_entries
+from generator.site.feeds import FEED_SIZE, feed_entries
 
 from .conftest import write_tree
 from .test_site import story_file

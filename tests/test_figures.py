@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from generator.figures import _NUMBER, figures, numbers
+from generator.checks.figures import _NUMBER, figures, numbers
 
 FIGURES = [
     ("33,540", "33,540", "33540"),

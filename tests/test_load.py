@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator.load import load_content, load_manifest, load_story, parse_yaml, split_front_matter
+from generator.content.load import load_content, load_manifest, load_story
+from generator.content.source import parse_yaml, split_front_matter
 from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
 
 
@@ -118,7 +119,7 @@ def test_models_cross_processes_as_they_were():
     import datetime as dt
     import pickle
 
-    from generator.models import FrontMatter, Manifest
+    from generator.content.models import FrontMatter, Manifest
 
     shared = {"title": "T", "description": "D", "newsroom": "city", "beat": "transit", "trust": "reported",
               "ledger": [{"manifest": "1", "claims": ["2", "3"]}]}

@@ -20,7 +20,7 @@ import pytest
 from lxml import etree, html
 
 from generator.build import build_site
-from generator.config import load_config
+from generator.content.config import load_config
 from generator.write import write_site
 
 REPO = Path(__file__).resolve().parent.parent

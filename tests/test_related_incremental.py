@@ -9,8 +9,8 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from generator.related_stories import RelatedIndex, related_all
-from generator.similarity import features
+from generator.analysis.related import RelatedIndex, related_all
+from generator.analysis.similarity import features
 
 WORDS = [f"{stem}{suffix}" for stem in ("harbour", "council", "ferry", "budget", "school", "clinic", "bridge",
                                         "housing", "rail", "tariff", "river", "museum")
@@ -122,8 +122,8 @@ def test_distinctive_words_are_the_top_tf_idf_words_heapq_would_pick():
     """_top sorts a few dozen weighted words instead of asking heapq.nlargest: the same words, ties included."""
     import heapq
 
-    from generator.related_stories import TOP_TERMS, _top
-    from generator.similarity import Features
+    from generator.analysis.related import TOP_TERMS, _top
+    from generator.analysis.similarity import Features
 
     rng = random.Random(11)
     vocabulary = [f"word{n}" for n in range(60)]
@@ -139,8 +139,8 @@ def test_distinctive_words_are_the_top_tf_idf_words_heapq_would_pick():
 def test_distinctive_words_of_all_stories_at_once_are_each_storys_own():
     """distinctive() ranks every story's words in one array sort: the same words _top picks story by story,
     ties in weight, words without a weight and stories without words included."""
-    from generator.related_stories import TOP_TERMS, _top, _tops
-    from generator.similarity import Features
+    from generator.analysis.related import TOP_TERMS, _top, _tops
+    from generator.analysis.similarity import Features
 
     rng = random.Random(12)
     vocabulary = [f"word{n}" for n in range(60)]

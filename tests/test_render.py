@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from markupsafe import Markup
 
-from generator.render import json_ld, md_cell, md_text, month_day_time, yaml_ids, yaml_scalar
+from generator.render.formats import json_ld, md_cell, md_text, month_day_time, yaml_ids, yaml_scalar
 
 
 class _Html:
@@ -63,7 +63,7 @@ def test_json_ld_writes_what_json_dumps_writes(value):
 def test_referenced_templates_are_found_as_jinja_finds_them():
     from jinja2 import Environment, meta
 
-    from generator.render import referenced_templates
+    from generator.render.templates import referenced_templates
     env = Environment()
     for source in ['{% extends "base.html" %}', '{% include name %}', '{% include ["a.html", "b.html"] %}',
                    '{%- from "m.html" import x -%}', '{% import "m.html" as m %}', '{% extends layout %}',
@@ -91,7 +91,7 @@ def test_the_templates_escape_is_markupsafes(value):
     plain string for a plain string: see the next test), and Markup as it is."""
     from markupsafe import escape
 
-    from generator.render import fast_escape
+    from generator.render.templates import fast_escape
 
     assert str(fast_escape(value)) == str(escape(value))
     assert type(fast_escape(value)) is (str if type(value) is str else Markup)
@@ -114,8 +114,8 @@ def test_templates_print_the_same_with_markupsafes_escape(site):
     markupsafe.escape itself."""
     from markupsafe import escape
 
-    from generator.config import load_config
-    from generator.render import Renderer
+    from generator.content.config import load_config
+    from generator.render.templates import Renderer
 
     (site / "templates").mkdir(exist_ok=True)
     (site / "templates/probe.html").write_text(_PROBE)
@@ -131,8 +131,8 @@ def test_templates_print_the_same_with_markupsafes_escape(site):
 
 
 def test_our_templates_escape_with_it(site):
-    from generator.config import load_config
-    from generator.render import Renderer, fast_escape
+    from generator.content.config import load_config
+    from generator.render.templates import Renderer, fast_escape
 
     (site / "templates").mkdir(exist_ok=True)
     (site / "templates/probe.html").write_text("<p>{{ text }}</p>")

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from generator.build import build_site
 from generator.cli import cli
-from generator.search import NOTE_CODE, search_index
+from generator.site.search import NOTE_CODE, search_index
 
 
 def test_the_build_carries_a_pagefind_bundle(site: Path):

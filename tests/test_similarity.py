@@ -11,12 +11,11 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.body import parse_body
-from generator.load import load_content
-from generator.similarity import (
-    _BASE, _MIX, CandidateIndex, Dated, bands, fingerprints, jaccard, repeats, shingles, tokens, words,
-)
-from generator.related_stories import related_keys
+from generator.content.body import parse_body
+from generator.content.load import load_content
+from generator.analysis.similarity import _BASE, _MIX, CandidateIndex, bands, fingerprints, jaccard, shingles, tokens, words
+from generator.analysis.repeats import Dated, repeats
+from generator.analysis.related import related_keys
 from tests.conftest import base_files, write_tree
 
 FERRY = """\
@@ -69,7 +68,7 @@ def test_tokens_are_the_words_with_a_hash_that_is_the_same_in_every_process():
     listed = words(text)
     assert len(set(found.codes.tolist())) == len(set(listed))
     assert tokens("word").codes[0] == found.codes[listed.index("word")] == found.codes[len(listed) - 2]
-    script = "from generator.similarity import tokens; print(tokens('provenance ledger').codes.tolist())"
+    script = "from generator.analysis.similarity import tokens; print(tokens('provenance ledger').codes.tolist())"
     other = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True).stdout
     assert other.strip() == str(tokens("provenance ledger").codes.tolist())  # not Python's salted hash
 
@@ -101,7 +100,7 @@ def test_frequent_words_are_the_most_used_candidates_first_used_first(chosen: li
     most used, ties by first use, each with its count: as counting the words one by one gives."""
     from collections import Counter
 
-    from generator.similarity import _STOP, CANDIDATE_TERMS, features
+    from generator.analysis.similarity import _STOP, CANDIDATE_TERMS, features
 
     text = " ".join(chosen)
     listed = words(text)
@@ -205,7 +204,7 @@ def test_a_kept_repeat_index_takes_new_texts_but_not_new_times():
     another time (its place in the order moves) makes the build index everything again."""
     import pickle
 
-    from generator.similarity import RepeatIndex
+    from generator.analysis.repeats import RepeatIndex
 
     items = [Dated("a.md", NOON, FERRY), Dated("b.md", NOON + dt.timedelta(days=2), FERRY_OTHER)]
     kept = pickle.loads(pickle.dumps(RepeatIndex(items, 0.6)))
@@ -223,7 +222,7 @@ def test_frequent_words_past_many_words_that_are_not_candidates(others: int, pic
     with digits): the candidates are then found past the first words looked at."""
     from collections import Counter
 
-    from generator.similarity import _STOP, CANDIDATE_TERMS, features
+    from generator.analysis.similarity import _STOP, CANDIDATE_TERMS, features
 
     stop_words = sorted(word for word in _STOP if len(word) >= 4)
     common = [stop_words[n] if n < len(stop_words) else f"w{n}x" for n in range(others)]

@@ -11,8 +11,10 @@ import pytest
 from lxml import etree, html
 
 from generator.build import build_site
-from generator.site import front_editions, news_language, news_stories, paginate
-from generator.slugs import slugify
+from generator.site.plans import front_editions
+from generator.site.sitemaps import news_language, news_stories
+from generator.site.lists import paginate
+from generator.content.slugs import slugify
 
 from .conftest import write_tree
 

@@ -7,10 +7,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ..body import Body
-from ..config import SiteConfig, toml_line
-from ..models import Finding, ManifestFile, Page, Story, StoryFile
-from ..similarity import Features, RepeatIndex
+from ..analysis.repeats import RepeatIndex
+from ..analysis.similarity import Features
+from ..content.body import Body
+from ..content.config import SiteConfig, toml_line
+from ..content.findings import Finding
+from ..content.models import ManifestFile, Page, Story, StoryFile
 
 Scope = Literal["load", "story", "body", "text", "manifest", "site"]
 

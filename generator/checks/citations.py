@@ -7,11 +7,12 @@ import re
 from collections.abc import Iterator
 from decimal import Decimal
 
-from ..body import Body, Unit
-from ..cites import CITE
-from ..figures import Figure, figures, numbers
-from ..models import ID_PATTERN, Finding, Story
+from ..content.body import Body, Unit
+from ..content.cites import CITE
+from ..content.findings import Finding
+from ..content.models import ID_PATTERN, Story
 from . import SiteIndex, rule
+from .figures import Figure, figures, numbers
 
 _ID = re.compile(ID_PATTERN)
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 
-from ..models import Finding, Story
-from ..slugs import slugify
+from ..content.findings import Finding
+from ..content.models import Story
+from ..content.slugs import slugify
 from . import SiteIndex, rule
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 
-from ..models import Finding, Story
+from ..content.findings import Finding
+from ..content.models import Story
 from . import SiteIndex, rule
 
 

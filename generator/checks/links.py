@@ -9,8 +9,9 @@ from markdown_it import MarkdownIt, rules_inline
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-from ..body import SAFE_SCHEMES, commonmark, link_is_safe
-from ..models import Finding, Page, Story, StoryFile
+from ..content.body import SAFE_SCHEMES, commonmark, link_is_safe
+from ..content.findings import Finding
+from ..content.models import Page, Story, StoryFile
 from . import SiteIndex, rule
 
 _SCHEME_NAME = re.compile(r"^[a-z][a-z0-9+.-]*$")

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..models import Finding, ManifestFile
+from ..content.findings import Finding
+from ..content.models import ManifestFile
 from . import SiteIndex, rule
 
 

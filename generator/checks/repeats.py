@@ -6,9 +6,9 @@ import datetime as dt
 import functools
 from collections.abc import Iterator
 
-from ..load import story_body
-from ..models import Finding
-from ..similarity import Dated, RepeatIndex, repeats
+from ..analysis.repeats import Dated, RepeatIndex, repeats
+from ..content.findings import Finding
+from ..content.stories import story_body
 from . import SiteIndex, rule
 
 

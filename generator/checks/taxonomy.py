@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..models import Finding, Story
+from ..content.findings import Finding
+from ..content.models import Story
 from . import SiteIndex, rule
 
 

@@ -1,22 +1,27 @@
-"""The input records of a site (stories, manifests) and the Finding every stage reports."""
+"""The input records of a site (stories, manifests, pages) as validated models."""
 
 from __future__ import annotations
 
 import datetime as dt
 import functools
-from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from dataclasses import dataclass
+from typing import Annotated
 
 from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
 
+from .findings import SourceMap
 from .slugs import slugify
 
 ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
+
+
 EDITION_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}$"
 
+
 Id = Annotated[str, Field(strict=True), StringConstraints(pattern=ID_PATTERN)]
+
+
 Text = Annotated[str, Field(strict=True), StringConstraints(min_length=1)]
-Severity = Literal["error", "warning"]
 
 
 class Strict(BaseModel):
@@ -93,51 +98,6 @@ class FrontMatter(Strict):
 class PageMatter(Strict):
     title: Annotated[Text, StringConstraints(max_length=200)]
     description: str | None = None
-
-
-@dataclass(frozen=True, order=True)
-class Finding:
-    """One problem at one place: printed as `path:line:col: CODE message`."""
-
-    path: str
-    line: int
-    col: int
-    code: str
-    message: str
-    severity: Severity = "error"
-
-    def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
-
-    def as_dict(self) -> dict[str, object]:
-        return {"path": self.path, "line": self.line, "col": self.col, "code": self.code,
-                "severity": self.severity, "message": self.message}
-
-
-Loc = tuple[str | int, ...]
-
-
-@dataclass(frozen=True)
-class SourceMap:
-    """Where each front-matter node starts in the file, keyed by its path of keys and indexes."""
-
-    path: str
-    marks: dict[Loc, tuple[int, int]] = field(default_factory=dict)
-    quoted: dict[Loc, bool] = field(default_factory=dict)
-
-    def at(self, loc: Loc) -> tuple[int, int]:
-        """The nearest recorded place of loc: itself, else its closest ancestor."""
-        while loc not in self.marks and loc:
-            loc = loc[:-1]
-        return self.marks.get(loc, (1, 1))
-
-    def shallow(self, depth: int = 2) -> SourceMap:
-        """Only the places of top-level fields and their items: what site-wide rules point at."""
-        return SourceMap(self.path, {loc: at for loc, at in self.marks.items() if len(loc) <= depth})
-
-    def finding(self, loc: Loc, code: str, message: str) -> Finding:
-        line, col = self.at(loc)
-        return Finding(self.path, line, col, code, message)
 
 
 @dataclass

@@ -6,11 +6,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import partial
 
-from . import __version__
-from .config import SiteConfig
-from .render import Renderer, to_json
-from .site import EPOCH, SITE_TOML, Mark, Plan, marks, modified
-from .view import StoryView
+from ..content.config import SiteConfig
+from ..render.formats import to_json
+from ..render.story_view import StoryView
+from ..render.templates import Renderer
+from .. import __version__
+from .plans import EPOCH, SITE_TOML, Mark, Plan, marks
+from .sitemaps import modified
 
 FEED_SIZE = 50
 JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1"

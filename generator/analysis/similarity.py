@@ -5,37 +5,65 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
-import functools
 import pickle
 import re
 import string
 import sys
-from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator, Sequence
 from typing import NamedTuple
 
 import numpy as np
 
-from .cites import CITE
+from ..content.cites import CITE
 
 SHINGLE = 5
+
+
 NUM_PERM = 128
+
+
 SEED = 1
+
+
 RECALL = 0.999            # chance that a pair exactly at the threshold becomes a candidate (LP040)
+
+
 CANDIDATE_TERMS = 48      # per story, the most frequent words among which the distinctive ones are chosen
+
+
 _MARKS = string.punctuation + "“”‘’„‚—–―…«»‹›·•¡¿§¶†‡※"  # punctuation: what separates words besides spaces
+
+
 _PUNCTUATION = {ord(mark): " " for mark in _MARKS}
+
+
 # Per byte of UTF-8 text, 1 inside a word, 0 where words break (bytes of characters beyond ASCII are inside:
 # those that separate are made spaces first): bytes.translate maps a body through it in one pass.
 _INSIDE = bytes(0 if byte < 128 and (chr(byte).isspace() or chr(byte) in _MARKS) else 1 for byte in range(256))
+
+
 _WIDE_BREAK = re.compile("[" + re.escape("".join(mark for mark in _MARKS if ord(mark) > 127)) + r"]|[^\S\x00-\x7f]")
+
+
 _BASE = 0x100000001B3     # word hashes: a polynomial in this odd number over each word's bytes (mod 2**64)
+
+
 _MIX = np.array([0x9E3779B97F4A7C15, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9, 0xD6E8FEB86659FD93,
                  0xFF51AFD7ED558CCD], dtype=np.uint64)
+
+
 _PERMUTATIONS = np.random.default_rng(SEED).integers(1, 2 ** 63, size=(2, NUM_PERM), dtype=np.uint64)
+
+
 _ODD = _PERMUTATIONS[0] | np.uint64(1)
+
+
 _BIN_BITS = NUM_PERM.bit_length() - 1  # NUM_PERM is a power of two
+
+
 _BAND_MIX = np.random.default_rng(SEED + 1).integers(1, 2 ** 63, size=NUM_PERM, dtype=np.uint64) | np.uint64(1)
+
+
 _STOP = frozenset("""about above after again against also among because been before being below between both
 could does doing down during each from further have having here into itself just more most much must only other
 over same says said should since some such than that their them then there these they this those through under
@@ -320,6 +348,8 @@ def _frequent(found: Words) -> tuple[tuple[str, ...], tuple[int, ...]]:
 
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
+
+
 _MICROSECOND = dt.timedelta(microseconds=1)
 
 
@@ -327,88 +357,3 @@ def instant(moment: dt.datetime) -> int:
     """A publication time as whole microseconds since 1970: what the kept indexes hold (and compare) instead
     of a datetime, which takes far longer to pickle and unpickle."""
     return (moment - _EPOCH) // _MICROSECOND
-
-
-class Dated(NamedTuple):
-    """A body to compare, with what names it and when it was published; `text` may be a function that reads
-    it (only the few bodies with candidates are read), and `mark` a digest of it, under which its exact
-    similarity to another marked body is remembered. (A named tuple: every build makes one per story.)"""
-
-    key: str
-    published: dt.datetime
-    text: str | Callable[[], str]
-    mark: str = ""
-
-    def read(self) -> str:
-        return self.text() if callable(self.text) else self.text
-
-
-@dataclass(frozen=True)
-class Repeat:
-    later: str
-    earlier: str
-    score: float
-
-
-class RepeatIndex:
-    """The candidate pairs of a set of dated bodies (by publication, then key) at one threshold: built once,
-    kept by a build for the next, which updates it in place when only texts changed (`update`)."""
-
-    def __init__(self, items: Sequence[Dated], threshold: float, known: Mapping[str, Features] | None = None) -> None:
-        self.threshold = threshold
-        times = [instant(item.published) for item in items]  # sorted as integers: aware datetimes compare 4 times slower
-        order = sorted(range(len(items)), key=lambda n: (times[n], items[n].key))
-        self.items = [items[n] for n in order]
-        self.times = [times[n] for n in order]
-        self.position = {item.key: i for i, item in enumerate(self.items)}
-        found = [known[item.key] if known and item.key in known else features(item.read()) for item in self.items]
-        self.candidates = CandidateIndex([f.sketch for f in found], [f.empty for f in found], threshold)
-
-    def __getstate__(self) -> dict:  # kept between builds: update() needs only each item's key and time
-        return {**vars(self), "items": [item.key for item in self.items]}
-
-    def __setstate__(self, state: dict) -> None:
-        vars(self).update(state, items=[Dated(key, _EPOCH, "") for key in state["items"]])
-
-    def update(self, items: Sequence[Dated], known: Mapping[str, Features], changed: Collection[str]) -> bool:
-        """Take in these items, the same keys at the same times, of which only `changed` have new texts;
-        False, and nothing done, when they are not the same keys at the same times."""
-        if len(items) != len(self.items):
-            return False
-        placed: list[Dated | None] = [None] * len(items)
-        for item in items:
-            i = self.position.get(item.key)
-            if i is None or self.times[i] != instant(item.published) or placed[i] is not None:
-                return False
-            placed[i] = item
-        self.items = placed
-        for key in changed:
-            if key in self.position:
-                found = known[key] if key in known else features(self.items[self.position[key]].read())
-                self.candidates.update(self.position[key], found.sketch, found.empty)
-        return True
-
-
-def repeats(items: Sequence[Dated], threshold: float, window: dt.timedelta,
-            known: Mapping[str, Features] | None = None,
-            scores: dict[tuple[str, str], float] | None = None, index: RepeatIndex | None = None) -> list[Repeat]:
-    """Every pair whose bodies are at least `threshold` alike, the earlier published at most `window`
-    before the later (ties by key); the score is the exact Jaccard. `known`: features by key, if computed;
-    `scores`: exact scores by the pair's marks, read and added to; `index`: these items' RepeatIndex."""
-    index = index or RepeatIndex(items, threshold, known)
-    order = index.items
-    exact = functools.lru_cache(maxsize=256)(lambda position: shingles(order[position].read()))
-    scores = {} if scores is None else scores
-    result = []
-    for later, item in enumerate(order):
-        for earlier in index.candidates.near(later):
-            if earlier < later and item.published - order[earlier].published <= window:
-                pair = (item.mark, order[earlier].mark)
-                score = scores.get(pair) if all(pair) else None
-                if score is None:
-                    score = jaccard(exact(later), exact(earlier))
-                    if all(pair):
-                        scores[pair] = score
-                if score >= threshold:
-                    result.append(Repeat(item.key, order[earlier].key, score))
-    return result

@@ -11,8 +11,8 @@ from itertools import chain, repeat
 
 import numpy as np
 
-from .body import Body
-from .models import Story
+from ..content.body import Body
+from ..content.models import Story
 from .similarity import CandidateIndex, Features, estimate, features, instant
 
 RELATED_THRESHOLD = 0.5   # text candidates: a shared passage, not a shared topic

@@ -17,7 +17,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .models import Finding
+from ..content.findings import Finding
 
 BUNDLE = "pagefind"
 UNUSED = ("pagefind-ui.", "pagefind-modular-ui.", "pagefind-component-ui.", "pagefind-highlight.")
@@ -94,7 +94,9 @@ def _run_async(coroutine) -> dict[str, bytes]:
 
 
 async def _pagefind(pages: Mapping[str, bytes]) -> dict[str, bytes]:
-    from pagefind.service import PagefindService  # optional: without it the build goes on without search
+    from pagefind.service import (
+        PagefindService,  # optional: without it the build goes on without search
+    )
 
     with tempfile.TemporaryDirectory(prefix="ledgerpress-search-") as scratch:
         site, out = Path(scratch, "site"), Path(scratch, "bundle")

@@ -1,0 +1,101 @@
+"""Manifest files: content/manifests/<id>.json, one source record each."""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from .findings import Finding, SourceMap
+from .models import Manifest, ManifestFile
+from .source import parse_yaml, read_text, text_digest
+from .validate import validate
+
+_MANIFEST_ID_LOCS = (("id",), ("claims", int, "id"))
+
+
+class StoredManifest:
+    """A manifest file as an earlier build read it, kept in the build memo while its stat is the same: its id
+    and digest at hand, and the file read again only when a stage needs its claims (a story citing it was
+    edited, or its page is rendered again). Only plain manifests are kept this way (see ManifestFile)."""
+
+    plain = True
+
+    def __init__(self, found: ManifestFile, file: str) -> None:
+        self.path, self.name, self.digest, self.id, self.file = found.path, found.name, found.digest, found.manifest.id, file
+
+    @functools.cached_property
+    def loaded(self) -> ManifestFile:
+        found, _ = load_manifest(self.file, self.path)
+        if found is None:
+            raise OSError(f"{self.path} changed while the site was being built")
+        return found
+
+    @property
+    def manifest(self) -> Manifest:
+        return self.loaded.manifest
+
+    @property
+    def source(self) -> SourceMap:
+        return self.loaded.source
+
+    def __getstate__(self) -> dict:
+        return {name: value for name, value in vars(self).items() if name != "loaded"}
+
+
+def stored_manifests(root: Path, files: dict[str, tuple]) -> dict[str, tuple]:
+    """Content.manifest_files as the build memo keeps them between runs: plain manifests as StoredManifest
+    (far quicker to load than the models), the others not at all (read again next time)."""
+    kept = {}
+    for shown, (stamp, (found, findings)) in files.items():
+        if isinstance(found, StoredManifest):
+            kept[shown] = (stamp, (found, findings))
+        elif isinstance(found, ManifestFile) and found.plain and not findings:
+            kept[shown] = (stamp, (StoredManifest(found, os.path.join(root, shown)), findings))
+    return kept
+
+
+def load_manifest(path: str | Path, shown: str) -> tuple[ManifestFile | None, list[Finding]]:
+    text, findings = read_text(path, shown)
+    if text is None:
+        return None, findings
+    stem = os.path.splitext(os.path.basename(path))[0]
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as err:
+        return None, [Finding(shown, err.lineno, err.colno, "LP100", f"not valid JSON: {err.msg}")]
+    quick = SourceMap(shown)
+    try:
+        manifest = Manifest.model_validate(data)
+    except ValidationError:
+        manifest = None
+    if manifest is not None and _plain(manifest, stem):
+        return ManifestFile(shown, stem, manifest, quick, text_digest(text), plain=True), []
+    return _slow_manifest(text, data, stem, shown)
+
+
+def _plain(manifest: Manifest, name: str) -> bool:
+    """True when no manifest rule can fire, so no source positions are needed."""
+    ids = [claim.id for claim in manifest.claims]
+    return manifest.id == name and len(ids) == len(set(ids))
+
+
+def _slow_manifest(text: str, data: Any, name: str, shown: str) -> tuple[ManifestFile | None, list[Finding]]:
+    """Re-read the JSON as YAML (a superset) to learn where each field is, then validate."""
+    _, source, _ = parse_yaml(text, shown, 0)
+    if not isinstance(data, dict):
+        return None, [Finding(shown, 1, 1, "LP100", "a manifest must be a JSON object")]
+    manifest, findings = validate(Manifest, data, source, _MANIFEST_ID_LOCS)
+    findings = [f if f.code != "LP002" else _as(f, "LP100") for f in findings]
+    findings = [f if f.code != "LP003" else _as(f, "LP100") for f in findings]
+    if manifest is None:
+        return None, findings
+    return ManifestFile(shown, name, manifest, source, text_digest(text)), findings
+
+
+def _as(finding: Finding, code: str) -> Finding:
+    return Finding(finding.path, finding.line, finding.col, code, finding.message, finding.severity)

@@ -1,0 +1,48 @@
+"""Story files: content/stories/<YYYY-MM-DD>/<slug>.md, read into a Story (or a StoryFile when its front matter is wrong)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from .findings import Finding
+from .models import FrontMatter, Story, StoryFile
+from .source import front_matter, listed, read_text, split_front_matter
+from .validate import validate
+
+_STORY_ID_LOCS = (("ledger", int, "manifest"), ("ledger", int, "claims", int), ("key_facts", int, "cites", int))
+
+
+def story_files(root: Path) -> list[tuple[str, str]]:
+    """(path, path as shown) of every story file (content/stories/<folder>/<name>.md), by folder, then name.
+    Strings, not Paths: a large site has tens of thousands, and each build lists them all."""
+    top = os.path.join(root, "content", "stories")
+    return [(f"{top}{os.sep}{folder}{os.sep}{name}", f"content/stories/{folder}/{name}")  # os.path.join costs more
+            for folder in listed(top, dirs=True) for name in listed(f"{top}{os.sep}{folder}", ".md")]
+
+
+
+
+
+
+def story_body(root: Path, shown: str) -> str:
+    """A story's body alone, read again (what load_story kept as `body`): site-wide checks that compare
+    texts read the few they need instead of holding every body."""
+    text, _ = read_text(os.path.join(root, shown), shown)
+    parts = split_front_matter(text) if text is not None else None
+    return parts[2] if parts is not None else ""
+
+
+def load_story(path: str | Path, shown: str, data: bytes | None = None) -> tuple[Story | StoryFile | None, list[Finding]]:
+    """A story file (or its bytes, already read) as a Story, or a StoryFile when its front matter is wrong."""
+    path = Path(path)
+    parsed, findings = front_matter(path, shown, data)
+    if parsed is None:
+        return None, findings
+    data, source, body, body_line = parsed
+    if data is None or findings:
+        return StoryFile(shown, body, body_line), findings
+    meta, problems = validate(FrontMatter, data, source, _STORY_ID_LOCS)
+    if meta is None or problems:
+        return StoryFile(shown, body, body_line), problems
+    return Story(shown, path.parent.name, path.stem, meta, body, body_line, source), []

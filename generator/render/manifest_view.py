@@ -1,0 +1,58 @@
+"""The view of a manifest page: the record, every claim, and every story that cites it."""
+
+from __future__ import annotations
+
+from ..content.config import SiteConfig
+from ..content.models import ManifestFile
+from .story_view import StoryView, View, iso_z
+
+
+class ClaimUse(View):
+    """A manifest's claim and the stories whose ledgers use it."""
+
+    id: str
+    text: str
+    used_by: list[str]
+
+
+class Backlink(View):
+    key: str
+    title: str
+    url: str
+    path: str
+    published: str
+    claims_used: list[str]
+
+
+class ManifestView(View):
+    """A manifest page: the record, every claim, and every story that cites it."""
+
+    id: str
+    title: str
+    source_name: str
+    source_url: str
+    published: str
+    brief: str | None
+    url: str
+    path: str
+    claims: list[ClaimUse]
+    stories: list[Backlink]
+    unused_claims: int
+
+
+def manifest_view(found: ManifestFile, citing: list[StoryView], config: SiteConfig) -> ManifestView:
+    """citing: the views of every story whose ledger lists this manifest, in any order."""
+    manifest = found.manifest
+    backlinks = []
+    for story in sorted(citing, key=lambda view: (view.published, view.path), reverse=True):
+        backlinks.append(Backlink(key=story.path.removeprefix("/stories/").strip("/"), title=story.title,
+                                  url=story.url, path=story.path, published=story.published,
+                                  claims_used=story.ledger_claims[manifest.id]))
+    claims = [ClaimUse(id=claim.id, text=claim.text,
+                       used_by=[link.key for link in backlinks if claim.id in link.claims_used])
+              for claim in manifest.claims]
+    path = f"/manifests/{manifest.id}/"
+    return ManifestView(id=manifest.id, title=manifest.title, source_name=manifest.source.name,
+                        source_url=manifest.source.url, published=iso_z(manifest.published), brief=manifest.brief,
+                        url=config.url(path), path=path, claims=claims, stories=backlinks,
+                        unused_claims=sum(not claim.used_by for claim in claims))

@@ -1,0 +1,1 @@
+"""The site around the stories: list pages, feeds, manifest pages, sitemaps and the search index."""
