@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import html
 import json
-import mimetypes
 import os
 import signal
 import socket
@@ -21,28 +20,19 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from watchfiles import DefaultFilter, watch
 
-from .build import build_site
+from . import __version__
 from .content.findings import Finding
-from .memo import Memo, new_memo
+from .engine.build import Options, build_site
+from .engine.memo import Memo
+from .engine.state import State, code_digest, content_digests, key_of, options_key, scan
+from .output.media import TEXT, TYPES, content_type
+from .output.store import MemoryStore
 from .site.search import BUNDLE, search_index_apart
 
 TOOLS = "/__ledgerpress/"
 SEARCH = BUNDLE + "/"
-TEXT = "text/plain; charset=utf-8"
-TYPES = {".html": "text/html; charset=utf-8", ".json": "application/json", ".md": "text/markdown; charset=utf-8",
-         ".xml": "application/xml; charset=utf-8", ".css": "text/css; charset=utf-8", ".txt": TEXT,
-         ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
-         ".wasm": "application/wasm", ".svg": "image/svg+xml", ".webmanifest": "application/manifest+json"}
-NAMED = {"feed.xml": "application/atom+xml; charset=utf-8", "feed.json": "application/feed+json"}
 DEBOUNCE_MS, STEP_MS, IDLE_MS = 50, 20, 200
 KEEPALIVE_S = 15.0
-
-
-def content_type(path: str) -> str:
-    """The media type of an output path; Pagefind's own files (.pf_*, .pagefind) are opaque bytes."""
-    name = path.rsplit("/", 1)[-1]
-    suffix = "." + name.rsplit(".", 1)[-1] if "." in name else ""
-    return NAMED.get(name) or TYPES.get(suffix) or mimetypes.guess_type(name)[0] or "application/octet-stream"
 
 
 def site_key(target: str) -> str | None:
@@ -296,7 +286,9 @@ class Preview:
         self.url = f"http://{shown}:{self.server.server_address[1]}"
         self._stop = threading.Event()
         self._indexing = threading.Lock()  # one Pagefind run at a time
-        self._memo: Memo | None = None      # the last good build's, so a save rebuilds only what it changed
+        self.store = MemoryStore()          # the last good build's files
+        self._memo: Memo | None = None      # and what it learned, so that a save rebuilds only what it changed
+        self._state: State | None = None    # and the inputs it read
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
@@ -371,12 +363,7 @@ class Preview:
         started = time.perf_counter()
         error = None
         try:
-            empty = new_memo(self.root, f"serve drafts={self.drafts} url={self.url}")
-            memo = self._memo if self._memo is not None and self._memo.key == empty.key else empty
-            result = build_site(self.root, drafts=self.drafts, base_url=self.url, search=False, memo=memo,
-                                reuse=self.live.snapshot.files)
-            findings, files = tuple(result.findings), (result.files if result.ok else None)
-            self._memo = result.memo or self._memo
+            files, findings = self._build()
         except Exception as err:  # a bug in the generator must not take the preview down with it
             error = err
             crash = Finding("ledgerpress", 1, 1, "INTERNAL", f"the build crashed: {type(err).__name__}: {err}")
@@ -401,6 +388,22 @@ class Preview:
         if searchable:  # off the watcher thread: the next save must not wait for the index of this one
             threading.Thread(target=self._index, args=(snapshot,), name="search-index", daemon=True).start()
         return rebuilt
+
+    def _build(self) -> tuple[dict[str, bytes] | None, tuple[Finding, ...]]:
+        """One build into the store in memory, from the last good build's memo: its files if it succeeded."""
+        key = options_key(__version__, drafts=self.drafts, base_url=self.url, out="serve")
+        scanned, inputs = scan(self.root, self._state)
+        digests = content_digests(self.root, inputs)
+        memo_key = key_of(code_digest(inputs), digests.get("content/site.toml", ""), key)
+        memo = self._memo if self._memo is not None and self._memo.key == memo_key else None
+        result = build_site(self.root, self.store, Options(self.drafts, self.url, search=False), memo, digests,
+                            memo_key=(memo_key, key))
+        if not result.ok:
+            self.store.abort()
+            return None, tuple(result.findings)
+        self.store.commit(result.outputs)
+        self._memo, self._state = result.memo, State(key, scanned, inputs)
+        return self.store.files, tuple(result.findings)
 
     def _index(self, snapshot: Snapshot) -> None:
         """Pagefind re-indexes the whole site, the slowest part of a build: it runs after the reload, and

@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+
+from generator.engine.build import BuildResult, Options, build_site
+from generator.output.store import MemoryStore
 
 SITE_TOML = """\
 title = "Test Desk"
@@ -155,3 +159,28 @@ def _own_cache_home(tmp_path_factory: pytest.TempPathFactory):
         os.environ.pop("XDG_CACHE_HOME", None)
     else:
         os.environ["XDG_CACHE_HOME"] = before
+
+
+@dataclass
+class Built:
+    """A build into memory, as `serve` makes one: the engine's result and, if it succeeded, every file."""
+
+    result: BuildResult
+    files: dict[str, bytes]
+
+    @property
+    def ok(self) -> bool:
+        return self.result.ok
+
+    @property
+    def findings(self) -> list:
+        return self.result.findings
+
+
+def build_in_memory(root: Path, drafts: bool = False, base_url: str | None = None, jobs: int | None = None,
+                    search: bool = True) -> Built:
+    store = MemoryStore()
+    result = build_site(root, store, Options(drafts, base_url, jobs, search))
+    if result.ok:
+        store.commit(result.outputs)
+    return Built(result, store.files)

@@ -9,8 +9,7 @@ import jsonschema
 import pytest
 import yaml
 
-from generator.build import build_site
-from generator.write import write_site
+from tests.conftest import build_in_memory
 
 REPO = Path(__file__).resolve().parent.parent
 GOLDEN = Path(__file__).parent / "golden"
@@ -23,7 +22,7 @@ MD_HEADINGS = ["Key facts", "What is still unresolved", "Decision card", "Proven
 
 @pytest.fixture(scope="module")
 def demo():
-    result = build_site(REPO)
+    result = build_in_memory(REPO)
     assert result.ok, [str(f) for f in result.findings]
     return result
 
@@ -85,12 +84,8 @@ def test_html_variant_links_cites_to_ledger_rows(demo):
 
 
 def test_two_builds_are_byte_identical(tmp_path):
-    first, second = build_site(REPO), build_site(REPO)
+    first, second = build_in_memory(REPO), build_in_memory(REPO)
     assert first.files == second.files
-    write_site(tmp_path / "a", sorted(first.files.items()))
-    write_site(tmp_path / "b", sorted(second.files.items()))
-    listing = lambda root: {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
-    assert listing(tmp_path / "a") == listing(tmp_path / "b")
 
 
 def test_text_is_escaped_in_html(site: Path):
@@ -98,7 +93,7 @@ def test_text_is_escaped_in_html(site: Path):
     text = path.read_text().replace('title: "Council funds the Quay Street busway"',
                                     'title: "Council <script>alert(1)</script> busway"\nslug: council-funds-the-quay-street-busway')
     path.write_text(text)
-    result = build_site(site)
+    result = build_in_memory(site)
     assert result.ok, result.findings
     html = result.files["stories/2026-11-21/council-funds-the-quay-street-busway/index.html"].decode()
     assert "<script>alert(1)" not in html and "&lt;script&gt;alert(1)" in html
@@ -109,7 +104,7 @@ def test_text_is_escaped_in_html(site: Path):
 def test_site_templates_fall_back_to_ours(site: Path):
     (site / "templates").mkdir()
     (site / "templates" / "story.md").write_text("custom {{ story.title }}\n")
-    result = build_site(site)
+    result = build_in_memory(site)
     assert result.files["stories/2026-11-21/council-funds-the-quay-street-busway/index.md"] == \
         b"custom Council funds the Quay Street busway\n"
     assert b"<!DOCTYPE html>" in result.files["stories/2026-11-21/council-funds-the-quay-street-busway/index.html"]
@@ -118,56 +113,19 @@ def test_site_templates_fall_back_to_ours(site: Path):
 def test_broken_template_is_a_finding_not_a_traceback(site: Path):
     (site / "templates").mkdir()
     (site / "templates" / "story.md").write_text("{{ story.no_such_field }}\n")
-    result = build_site(site)
+    result = build_in_memory(site)
     assert not result.ok and result.files == {}
     assert [(f.path, f.code) for f in result.findings] == [("templates/story.md", "LP900")]
 
 
-def _compiled_here(monkeypatch) -> list[str]:
-    """An empty store of compiled templates, as a new process has, and the names this process compiles."""
-    import os
-
-    from jinja2 import Environment
-
-    from generator.render.templates import COMPILED
-
-    monkeypatch.setattr(COMPILED, "_store", {})
-    compiled, parent, compile = [], os.getpid(), Environment.compile
-
-    def counted(self, source, name=None, *args, **kwargs):
-        if os.getpid() == parent:
-            compiled.append(name)
-        return compile(self, source, name, *args, **kwargs)
-
-    monkeypatch.setattr(Environment, "compile", counted)
-    return compiled
-
-
-def test_a_first_build_takes_its_templates_compiled_aside(site: Path, monkeypatch):
-    compiled = _compiled_here(monkeypatch)
-    aside = build_site(site, jobs=2)  # a forked helper compiles them while the site is read
-    assert aside.ok and compiled == []
-    alone = build_site(site, jobs=1)  # the same bytes when this process compiles them itself
-    assert alone.files == aside.files
-
-
-def test_a_template_the_helper_cannot_compile_is_reported_as_before(site: Path, monkeypatch):
-    compiled = _compiled_here(monkeypatch)
-    (site / "templates").mkdir()
-    (site / "templates" / "story.md").write_text("{% if %}\n")
-    result = build_site(site, jobs=2)
-    assert [(f.path, f.code) for f in result.findings] == [("templates/story.md", "LP900")]
-    assert compiled == ["story.md"]  # only the one that failed there was compiled here (and failed again)
-
-
 def test_page_colliding_with_front_page_is_lp011(site: Path):
     (site / "content/pages/index.md").write_text("---\ntitle: Home\n---\nHi.\n")
-    result = build_site(site)
+    result = build_in_memory(site)
     assert [f.code for f in result.findings] == ["LP011"]
 
 
 def test_base_url_override(site: Path):
-    result = build_site(site, base_url="http://127.0.0.1:8000")
+    result = build_in_memory(site, base_url="http://127.0.0.1:8000")
     md = result.files["stories/2026-11-21/council-funds-the-quay-street-busway/index.md"].decode()
     assert "url: http://127.0.0.1:8000/stories/2026-11-21/council-funds-the-quay-street-busway/" in md
 
@@ -180,7 +138,7 @@ def test_related_is_computed_when_absent_and_kept_when_given(site: Path):
              .replace("Ridership on the street's buses rose", "Bus ridership on Quay Street rose"))
     (site / "content/stories/2026-11-22").mkdir()
     (site / "content/stories/2026-11-22/quay-street-busway-works-begin.md").write_text(later)
-    result = build_site(site)
+    result = build_in_memory(site)
     assert result.ok, [str(f) for f in result.findings]
     newer = json.loads(result.files["stories/2026-11-22/quay-street-busway-works-begin/index.json"])
     older = json.loads(result.files["stories/2026-11-21/council-funds-the-quay-street-busway/index.json"])
@@ -188,7 +146,7 @@ def test_related_is_computed_when_absent_and_kept_when_given(site: Path):
     assert older["related"] == []  # only earlier stories, as Hugo's related content
     given = later.replace("unresolved:", 'related: []\nunresolved:')
     (site / "content/stories/2026-11-22/quay-street-busway-works-begin.md").write_text(given)
-    again = json.loads(build_site(site).files["stories/2026-11-22/quay-street-busway-works-begin/index.json"])
+    again = json.loads(build_in_memory(site).files["stories/2026-11-22/quay-street-busway-works-begin/index.json"])
     assert again["related"] == []
 
 

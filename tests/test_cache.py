@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from generator.cache import CACHE_DIR, STATE_FILE
 from generator.cli import cli
-from generator.memo import ShardWriter
+from generator.content.layout import CACHE_DIR
+from generator.engine.state import STATE_FILE
 from tests.conftest import STORY, STORY_PATH
 
 
@@ -65,52 +65,51 @@ def test_an_edit_rewrites_only_the_files_it_changes(site: Path):
 def test_a_story_edited_while_the_build_runs_is_built_again(site: Path, monkeypatch: pytest.MonkeyPatch):
     """The state records each input as it was before the build read it: an edit saved during a build is
     not taken for built."""
-    import generator.build
+    import generator.engine.build
 
     story = site / STORY_PATH
-    real = generator.build.build_site
+    real = generator.engine.build.build_site
 
     def edited_midway(*args, **kwargs):
         result = real(*args, **kwargs)
         story.write_text(story.read_text().replace("When construction starts.", "When the digging starts."))
         return result
 
-    monkeypatch.setattr(generator.build, "build_site", edited_midway)
+    monkeypatch.setattr(generator.engine.build, "build_site", edited_midway)
     build(site)
     monkeypatch.undo()
     assert "up to date" not in build(site)
     assert "When the digging starts." in (site / "public/stories/2026-11-21/council-funds-the-quay-street-busway/index.md").read_text()
 
 
-def test_a_first_build_records_each_input_as_a_full_scan_would(site: Path):
-    """A first build hashes each story once, as it reads it: the state it records is what hashing every
-    input gives, a draft it does not render included."""
-    from generator.cache import load_state, scan
+def test_a_build_records_each_input_as_a_scan_finds_it(site: Path):
+    """The state a build records is what a scan of every input finds (drafts included)."""
+    from generator.engine.state import load_state, scan
 
     draft = site / "content/stories/2026-11-22/a-draft.md"
     draft.parent.mkdir(parents=True)
     draft.write_text(STORY.replace("trust: confirmed", "trust: confirmed\ndraft: true"))
     build(site)
     recorded = load_state(site).inputs
-    assert recorded == scan(site.resolve(), None)
-    assert all(found[2] for found in recorded.values())
+    assert {path: stamp[3] for path, stamp in recorded.items()} == {
+        path: stamp[3] for path, stamp in scan(site.resolve(), None)[1].items()}
     assert str(draft.resolve()) in recorded and str((site / STORY_PATH).resolve()) in recorded
 
 
 def test_a_story_deleted_during_a_first_build_is_not_recorded_as_built(site: Path, monkeypatch: pytest.MonkeyPatch):
     """A story the scan saw but the first build never read (deleted meanwhile) is left out of the state: put
     back, even with the same stat, it is built."""
-    import generator.build
+    import generator.engine.build
 
     story = site / STORY_PATH
     text, stat = story.read_text(), story.stat()
-    real = generator.build.build_site
+    real = generator.engine.build.build_site
 
     def deleted_first(*args, **kwargs):
         story.unlink()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(generator.build, "build_site", deleted_first)
+    monkeypatch.setattr(generator.engine.build, "build_site", deleted_first)
     assert "built 0 stories" in build(site)
     monkeypatch.undo()
     story.write_text(text)
@@ -124,7 +123,7 @@ def test_options_are_part_of_the_key(site: Path):
     assert "https://other.example.org/" in (site / "public/index.html").read_text()
 
 
-@pytest.mark.parametrize("damage", [b"not json", b'{"format": "ledgerpress-build-state-1"}', b"[]",
+@pytest.mark.parametrize("damage", [b"not json", b'{"format": "ledgerpress-build-state-3"}', b"[]",
                                     b'{"format": "other", "key": "x"}', b"\xff\xfe"])
 def test_a_damaged_or_foreign_cache_is_ignored(site: Path, damage: bytes):
     build(site)
@@ -201,9 +200,7 @@ def _edit(root: Path, rng: random.Random, step: int, kind: str | None = None) ->
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
-def test_random_edits_give_the_same_bytes_as_a_cold_build(site: Path, tmp_path: Path, seed: int, monkeypatch):
-    if seed % 2 == 0:  # these first builds write their memo's shards ahead, in a forked process, as large sites do
-        monkeypatch.setattr(ShardWriter, "MIN_STORIES", 1)
+def test_random_edits_give_the_same_bytes_as_a_cold_build(site: Path, tmp_path: Path, seed: int):
     rng = random.Random(seed)
     for step in range(3):
         _edit(site, rng, 100 + step, "add")
@@ -221,12 +218,8 @@ def test_random_edits_give_the_same_bytes_as_a_cold_build(site: Path, tmp_path: 
         assert listing(site / "public") == listing(cold / "public"), f"after {kinds}"
 
 
-@pytest.mark.parametrize("ahead", [False, True])
-def test_an_edit_is_built_from_the_memo(site: Path, ahead: bool, monkeypatch):
-    """The memo is used: a reworded story renders its own pages again, not every story's (`ahead`: the first
-    build's memo shards written by a forked process, as a large site's are)."""
-    if ahead:
-        monkeypatch.setattr(ShardWriter, "MIN_STORIES", 1)
+def test_an_edit_is_built_from_the_memo(site: Path):
+    """The memo is used: a reworded story renders its own pages again, not every story's."""
     for step in range(4):
         _edit(site, random.Random(step), 100 + step, "add")
     build(site)
@@ -236,61 +229,51 @@ def test_an_edit_is_built_from_the_memo(site: Path, ahead: bool, monkeypatch):
 
 
 @pytest.mark.parametrize("relative", [False, True])
-def test_the_scan_names_story_files_as_the_build_shows_them(site: Path, relative: bool, monkeypatch):
-    """The build checks the memo's stories against the scan's stamps by their shown path (no second stat)."""
-    from generator.cache import scan, shown_stamps
+def test_the_scan_names_content_files_as_the_build_shows_them(site: Path, relative: bool, monkeypatch):
+    from generator.engine.state import content_digests, scan
 
     if relative:
         monkeypatch.chdir(site)
         site = Path(".")
-    stamps = shown_stamps(site, scan(site, None))
-    assert STORY_PATH in stamps and "content/site.toml" in stamps
-    assert stamps[STORY_PATH][1] == (site / STORY_PATH).stat().st_size
-    assert not any(path.startswith(("templates", "generator")) for path in stamps)
+    digests = content_digests(site, scan(site, None)[1])
+    assert STORY_PATH in digests and "content/site.toml" in digests
+    assert not any(path.startswith(("templates", "generator")) for path in digests)
 
 
-def test_a_memo_story_edited_after_the_scan_is_built_as_the_scan_saw_it_then_built_again(site: Path):
-    """What the build takes from the memo is what the scan saw: an edit made after the scan (while the build
-    runs) is not half-taken; the next build sees the file as changed and builds it."""
-    from generator.build import build_site
-    from generator.cache import scan, shown_stamps
-    from generator.memo import new_memo
+def _built(site: Path, memo=None, digests=None):
+    """A build into memory with the engine, given a memo and the scan's digests, as `serve` makes one."""
+    from generator.engine.build import Options, build_site
+    from generator.output.store import MemoryStore
 
-    first = build_site(site, search=False, memo=new_memo(site, "x"))
-    stamps = shown_stamps(site, scan(site, None))
+    store = MemoryStore()
+    result = build_site(site, store, Options(search=False), memo, digests, memo_key=("k", "o"))
+    assert result.ok, result.findings
+    store.commit(result.outputs)
+    return result, store.files
+
+
+def test_a_story_edited_after_the_scan_is_built_as_read_then_built_again(site: Path):
+    """A story the memo holds by the scan's digest, but which changed after the scan, is read again by the next
+    build, whose scan sees it: then the output is a cold build's."""
+    from generator.engine.state import content_digests, scan
+
+    first, _ = _built(site, None, None)
+    digests = content_digests(site, scan(site, None)[1])
     path = site / STORY_PATH
     path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
-    during = build_site(site, search=False, memo=first.memo, reuse=first.files, stamps=stamps)
-    assert during.files == first.files  # the file as scanned: the memo's reading holds
-    after = build_site(site, search=False, memo=during.memo, reuse=during.files,
-                       stamps=shown_stamps(site, scan(site, None)))
-    assert after.files == build_site(site, search=False).files and after.files != first.files
+    during, _ = _built(site, first.memo, digests)  # the memo's reading holds for the scanned bytes
+    after, files = _built(site, during.memo, content_digests(site, scan(site, None)[1]))
+    assert files == _built(site)[1] and b"voted no" in files["stories/2026-11-21/council-funds-the-quay-street-busway/index.md"]
 
 
 def test_a_manifest_edited_after_the_scan_is_read_when_next_scanned(site: Path):
-    """Manifests the memo holds are checked against the scan's stamps too: one edited after the scan (while a
-    build runs) is read again by the next build, which then writes what a cold build writes."""
-    from generator.build import build_site
-    from generator.cache import scan, shown_stamps
-    from generator.memo import load_memo, new_memo, save_memo
+    from generator.engine.state import content_digests, scan
 
-    empty = new_memo(site, "x")
-    save_memo(site, build_site(site, search=False, memo=empty).memo)
-    stamps = shown_stamps(site, scan(site, None))
+    first, _ = _built(site)
+    digests = content_digests(site, scan(site, None)[1])
     manifest = site / "content/manifests/1000000000000000002.json"
     manifest.write_text(manifest.read_text().replace("Transit ridership report", "Transit ridership review"))
-    during = build_site(site, search=False, memo=load_memo(site, empty), stamps=stamps)
-    assert during.ok
-    save_memo(site, during.memo)
-    after = build_site(site, search=False, memo=load_memo(site, empty), stamps=shown_stamps(site, scan(site, None)))
-    assert after.files == build_site(site, search=False).files
-    assert b"Transit ridership review" in b"".join(after.files.values())
-
-
-def test_a_cache_file_is_put_in_place_whole(tmp_path: Path):
-    from generator.cache import put_file
-
-    target = tmp_path / "state.json"
-    put_file(target, [b"old"])
-    put_file(target, [b"new ", b"bytes"])
-    assert target.read_bytes() == b"new bytes" and [p.name for p in tmp_path.iterdir()] == ["state.json"]
+    during, _ = _built(site, first.memo, digests)
+    after, files = _built(site, during.memo, content_digests(site, scan(site, None)[1]))
+    assert files == _built(site)[1]
+    assert b"Transit ridership review" in b"".join(files.values())

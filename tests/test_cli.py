@@ -9,8 +9,8 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from generator.prepare import check_site
 from generator.cli import cli
+from generator.engine.check import check_site
 from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
 
 

@@ -7,15 +7,15 @@ import json
 import shutil
 import subprocess
 from pathlib import Path
-from types import SimpleNamespace
 
 import feedparser
 import jsonschema
 import pytest
 from lxml import etree
 
-from generator.build import build_site
+from generator.render.teaser import Teaser
 from generator.site.feeds import FEED_SIZE, feed_entries
+from tests.conftest import build_in_memory
 
 from .conftest import write_tree
 from .test_site import story_file
@@ -30,7 +30,7 @@ def built(site: Path):
     """The one-story site plus a city story updated later and a science story."""
     write_tree(site, dict([story_file(0, 22, 9, updated="2026-11-25T06:00:00Z"),
                            story_file(1, 23, 12, newsroom="science", beat="research")]))
-    result = build_site(site)
+    result = build_in_memory(site)
     assert result.ok, [str(f) for f in result.findings]
     return result
 
@@ -82,11 +82,11 @@ def test_updated_comes_from_the_newest_story_change_not_the_clock(built, site):
     assert etree.fromstring(built.files["newsrooms/science/feed.xml"]).findtext(f"{ATOM}updated") == \
         "2026-11-23T12:00:00Z"
     assert json.loads(built.files["feed.json"])["items"][1]["date_modified"] == "2026-11-25T06:00:00Z"
-    assert build_site(site).files["feed.xml"] == built.files["feed.xml"]
+    assert build_in_memory(site).files["feed.xml"] == built.files["feed.xml"]
 
 
 def test_a_newsroom_without_stories_gets_an_empty_feed_dated_by_the_site(site):
-    result = build_site(site)
+    result = build_in_memory(site)
     empty = etree.fromstring(result.files["newsrooms/science/feed.xml"])
     assert empty.findall(f"{ATOM}entry") == []
     assert empty.findtext(f"{ATOM}updated") == etree.fromstring(result.files["feed.xml"]).findtext(f"{ATOM}updated")
@@ -117,11 +117,11 @@ def test_a_bad_date_fails_the_json_feed_schema():
 
 
 def test_feeds_keep_the_newest_50_by_date_then_url():
-    views = [SimpleNamespace(published=f"2026-11-{1 + n % 28:02d}T10:00:00Z", url=f"https://x.example/{n:03d}/")
-             for n in range(80)]
-    entries = feed_entries(views)
+    stories = [Teaser(b"{}", str(n), {"published": f"2026-11-{1 + n % 28:02d}T10:00:00Z", "path": f"/stories/{n:03d}/"})
+               for n in range(80)]
+    entries = feed_entries(stories)
     assert len(entries) == FEED_SIZE
-    keys = [(view.published, view.url) for view in entries]
+    keys = [(story.published, story.path) for story in entries]
     assert keys == sorted(keys, reverse=True)
-    assert keys[0] == ("2026-11-28T10:00:00Z", "https://x.example/055/")
-    assert feed_entries(list(reversed(views))) == entries
+    assert keys[0] == ("2026-11-28T10:00:00Z", "/stories/055/")
+    assert feed_entries(list(reversed(stories))) == entries

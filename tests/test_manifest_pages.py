@@ -3,19 +3,19 @@
 from __future__ import annotations
 
 import json
-from markupsafe import escape
 from pathlib import Path
 
 import pytest
+from markupsafe import escape
 
-from generator.build import build_site
+from tests.conftest import build_in_memory
 
 REPO = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture(scope="module")
 def demo():
-    result = build_site(REPO)
+    result = build_in_memory(REPO)
     assert result.ok, [str(f) for f in result.findings]
     return result.files
 
@@ -74,7 +74,7 @@ def test_manifest_cited_by_nothing_says_so(site: Path):
     extra = (site / "content/manifests/1000000000000000002.json").read_text().replace(
         "1000000000000000002", "1000000000000000003").replace("2000000000000000021", "2000000000000000031")
     (site / "content/manifests/1000000000000000003.json").write_text(extra)
-    result = build_site(site)
+    result = build_in_memory(site)
     page = json.loads(result.files["manifests/1000000000000000003/index.json"])
     assert page["stories"] == [] and page["unused_claims"] == 1
     assert "No published story cites this record yet." in result.files["manifests/1000000000000000003/index.html"].decode()

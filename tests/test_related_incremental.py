@@ -4,8 +4,9 @@ story again gives, over random sequences of edits (words, manifests, times, news
 from __future__ import annotations
 
 import datetime as dt
+import pickle
 import random
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import pytest
 
@@ -20,20 +21,13 @@ SHARED = ("The ferry council met again on the harbour budget and the river bridg
 
 
 @dataclass
-class Meta:
-    published: dt.datetime
-    newsroom: str
-    ledger: list = field(default_factory=list)
-    key_facts: list = field(default_factory=list)
-
-
-@dataclass
 class Fake:
-    """What RelatedIndex reads of a story."""
+    """What RelatedIndex reads of a story (a StoryBrief), and its body."""
 
     path: str
     key: str
-    meta: Meta
+    published: dt.datetime
+    newsroom: str
     body: str
 
 
@@ -41,7 +35,7 @@ def _story(rng: random.Random, n: int) -> tuple[Fake, frozenset[str]]:
     words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(0, 40)))
     body = (SHARED + " " if rng.random() < 0.3 else "") + words
     when = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc) + dt.timedelta(hours=rng.randint(0, 200))
-    story = Fake(f"s{n}.md", f"k{n:03d}", Meta(when, rng.choice(["city", "science"])), body)
+    story = Fake(f"s{n}.md", f"k{n:03d}", when, rng.choice(["city", "science"]), body)
     return story, frozenset(rng.sample([f"m{i}" for i in range(12)], rng.randint(0, 3)))
 
 
@@ -68,9 +62,9 @@ def _edit(rng: random.Random, stories: dict[str, tuple[Fake, frozenset[str]]], m
     elif kind == "manifests":
         stories[key] = (story, cited ^ {f"m{rng.randrange(12)}"})
     elif kind == "time":
-        story.meta.published += dt.timedelta(hours=rng.randint(-90, 90))
+        story.published += dt.timedelta(hours=rng.randint(-90, 90))
     else:
-        story.meta.newsroom = "science" if story.meta.newsroom == "city" else "city"
+        story.newsroom = "science" if story.newsroom == "city" else "city"
     return {key}, made
 
 
@@ -85,14 +79,17 @@ def _fresh(stories: dict[str, tuple[Fake, frozenset[str]]], earlier_only: bool) 
     return index
 
 
-def _next(index: RelatedIndex, stories: dict[str, tuple[Fake, frozenset[str]]], changed: set[str]) -> RelatedIndex:
-    """What a build does after an edit: update the index in place if it can, else build one from it."""
+def _next(index: RelatedIndex, stories: dict[str, tuple[Fake, frozenset[str]]], changed: set[str],
+          before: dict) -> tuple[RelatedIndex, bool]:
+    """What a build does after an edit: restore the index the last one kept (with the features it was made
+    with, `before`), update it in place if it can, else build one from it."""
+    index = RelatedIndex.restore(pickle.loads(pickle.dumps(index.snapshot())), before)
     listed, cited, known = _inputs(stories)
     if index.update(listed, cited, known, changed):
-        return index
+        return index, True
     rebuilt = RelatedIndex(listed, cited, known, index.earlier_only, previous=index, changed=changed)
     related_all(rebuilt, index, changed)
-    return rebuilt
+    return rebuilt, False
 
 
 @pytest.mark.parametrize("seed", range(8))
@@ -107,10 +104,11 @@ def test_incremental_related_equals_related_from_scratch(seed: int):
     index = _fresh(stories, earlier_only)
     in_place = 0
     for _ in range(40):
+        before = {story.path: features(story.body) for story, _ in stories.values()}
         changed, made = _edit(rng, stories, made)
-        before = index
-        index = _next(index, stories, changed)
-        in_place += index is before
+        index = _next(index, stories, changed, before)
+        index, updated = index
+        in_place += updated
         fresh = _fresh(stories, earlier_only)
         assert index.results == fresh.results
         assert index.terms == fresh.terms and index.cited == fresh.cited

@@ -8,9 +8,15 @@ import random
 import yaml
 from hypothesis import given
 from hypothesis import strategies as st
-from markupsafe import Markup
 
-from generator.render.formats import json_ld, md_cell, md_text, month_day_time, yaml_ids, yaml_scalar
+from generator.render.formats import (
+    json_ld,
+    md_cell,
+    md_text,
+    month_day_time,
+    yaml_ids,
+    yaml_scalar,
+)
 
 
 class _Html:
@@ -82,61 +88,3 @@ def test_yaml_scalars_written_plain_without_the_parser_read_back_as_themselves()
     for text in samples:
         written = yaml_scalar(text)
         assert yaml.safe_load(f"k: {written}") == {"k": text}, (text, written)
-
-
-@given(st.one_of(st.text(max_size=80), st.integers(), st.floats(allow_nan=False), st.none(),
-                 st.text(max_size=40).map(Markup), st.text(max_size=40).map(_Html)))
-def test_the_templates_escape_is_markupsafes(value):
-    """fast_escape gives the text markupsafe.escape gives for every kind of value a template outputs (as a
-    plain string for a plain string: see the next test), and Markup as it is."""
-    from markupsafe import escape
-
-    from generator.render.templates import fast_escape
-
-    assert str(fast_escape(value)) == str(escape(value))
-    assert type(fast_escape(value)) is (str if type(value) is str else Markup)
-    if type(value) is Markup:
-        assert fast_escape(value) is value
-
-
-_PROBE = """{% macro box(text) %}<b>{{ text }}</b>{% endmacro %}{% macro wrap() %}<s>{{ caller() }}</s>{% endmacro %}
-{% set captured %}<i>{{ text }}</i>{{ "&" ~ text }}{% endset %}
-<p>{{ text }} {{ captured }} {{ captured ~ text }} {{ text ~ captured }} {{ box(text) }} {{ box(text) ~ text }}</p>
-{% call wrap() %}<u>{{ text }}</u>{% endcall %}
-{% filter upper %}{{ text }}{% endfilter %} {{ text | safe }} {{ [text, text] | join(", ") }} {{ text | e }}
-{% for part in [text, safe] %}{{ part }}{{ loop.index }}{% endfor %} {{ safe ~ text }} {{ captured | length }}
-{% autoescape false %}{{ text }}{% endautoescape %}{% include "inner.html" %}"""
-
-
-def test_templates_print_the_same_with_markupsafes_escape(site):
-    """What a page prints does not depend on fast_escape's giving plain strings: captured blocks, macros,
-    calls, filters, concatenation, loops, includes and autoescape blocks render the same bytes as with
-    markupsafe.escape itself."""
-    from markupsafe import escape
-
-    from generator.content.config import load_config
-    from generator.render.templates import Renderer
-
-    (site / "templates").mkdir(exist_ok=True)
-    (site / "templates/probe.html").write_text(_PROBE)
-    (site / "templates/inner.html").write_text("<q>{{ text }}</q>{% set x %}{{ text }}{% endset %}{{ x ~ text }}")
-    config = load_config(site / "content/site.toml")[0]
-    context = {"text": "<a href='x'>&amp; \"é\"</a>", "safe": Markup("<em>&amp;</em>")}
-    ours = Renderer(site, config).render("probe.html", **context)
-    plain = Renderer(site, config)
-    for name in ("probe.html", "inner.html"):
-        plain.env.get_template(name).root_render_func.__globals__["escape"] = escape
-    assert plain.render("probe.html", **context) == ours
-    assert "&lt;i&gt;" not in ours and "&lt;a href=&#39;x&#39;&gt;&amp;amp;" in ours
-
-
-def test_our_templates_escape_with_it(site):
-    from generator.content.config import load_config
-    from generator.render.templates import Renderer, fast_escape
-
-    (site / "templates").mkdir(exist_ok=True)
-    (site / "templates/probe.html").write_text("<p>{{ text }}</p>")
-    renderer = Renderer(site, load_config(site / "content/site.toml")[0])
-    template = renderer.env.get_template("probe.html")
-    assert template.root_render_func.__globals__["escape"] is fast_escape
-    assert renderer.render("probe.html", text="<a href='x'>&</a>") == "<p>&lt;a href=&#39;x&#39;&gt;&amp;&lt;/a&gt;</p>"

@@ -8,13 +8,13 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from generator.build import build_site
 from generator.cli import cli
 from generator.site.search import NOTE_CODE, search_index
+from tests.conftest import build_in_memory
 
 
 def test_the_build_carries_a_pagefind_bundle(site: Path):
-    result = build_site(site)
+    result = build_in_memory(site)
     assert result.ok and not [f for f in result.findings if f.code == NOTE_CODE]
     bundle = sorted(path for path in result.files if path.startswith("pagefind/"))
     assert {"pagefind/pagefind.js", "pagefind/pagefind-entry.json", "pagefind/wasm.en.pagefind"} <= set(bundle)
@@ -27,7 +27,7 @@ def test_the_build_carries_a_pagefind_bundle(site: Path):
 
 def test_without_pagefind_the_site_builds_and_says_why(site: Path, tmp_path: Path, monkeypatch):
     monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(tmp_path / "no-such-pagefind"))
-    result = build_site(site)
+    result = build_in_memory(site)
     assert result.ok
     assert not any(path.startswith("pagefind/") for path in result.files)
     assert "search/index.html" in result.files and "index.html" in result.files

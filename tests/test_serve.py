@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.prepare import check_site
+from generator.engine.check import check_site
 from generator.serve import Preview, content_type, site_key
 from tests.conftest import STORY_PATH, base_files, write_tree
 

@@ -11,11 +11,21 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from generator.analysis.related import related_keys
+from generator.analysis.repeats import Dated, repeats
+from generator.analysis.similarity import (
+    _BASE,
+    _MIX,
+    CandidateIndex,
+    bands,
+    fingerprints,
+    jaccard,
+    shingles,
+    tokens,
+    words,
+)
 from generator.content.body import parse_body
 from generator.content.load import load_content
-from generator.analysis.similarity import _BASE, _MIX, CandidateIndex, bands, fingerprints, jaccard, shingles, tokens, words
-from generator.analysis.repeats import Dated, repeats
-from generator.analysis.related import related_keys
 from tests.conftest import base_files, write_tree
 
 FERRY = """\

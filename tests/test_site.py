@@ -10,11 +10,10 @@ from types import SimpleNamespace
 import pytest
 from lxml import etree, html
 
-from generator.build import build_site
-from generator.site.plans import front_editions
-from generator.site.sitemaps import news_language, news_stories
-from generator.site.lists import paginate
 from generator.content.slugs import slugify
+from generator.site.lists import front_editions, paginate
+from generator.site.sitemaps import news_language, news_stories
+from tests.conftest import build_in_memory
 
 from .conftest import write_tree
 
@@ -50,7 +49,7 @@ def busy(site: Path) -> Path:
 
 @pytest.fixture
 def built(busy: Path):
-    result = build_site(busy)
+    result = build_in_memory(busy)
     assert result.ok, [str(f) for f in result.findings]
     return result
 
@@ -144,7 +143,7 @@ def test_beat_pages(built):
 
 
 def test_a_declared_newsroom_or_beat_without_stories_still_has_its_page(site: Path):
-    result = build_site(site)
+    result = build_in_memory(site)
     for path in ("newsrooms/science/index.html", "beats/research/index.html"):
         assert b"No stories here yet" in result.files[path]
         assert path.replace("index.html", "page/2/index.html") not in result.files
@@ -236,5 +235,5 @@ def test_news_sitemap_lists_the_48_hours_before_the_newest_story(built):
 
 
 def test_site_outputs_are_deterministic(busy):
-    first, second = build_site(busy), build_site(busy)
+    first, second = build_in_memory(busy), build_in_memory(busy)
     assert first.files == second.files

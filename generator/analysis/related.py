@@ -12,7 +12,7 @@ from itertools import chain, repeat
 import numpy as np
 
 from ..content.body import Body
-from ..content.models import Story
+from ..content.models import Story, StoryBrief
 from .similarity import CandidateIndex, Features, estimate, features, instant
 
 RELATED_THRESHOLD = 0.5   # text candidates: a shared passage, not a shared topic
@@ -23,11 +23,11 @@ TERM_NEIGHBOURS = 8       # per distinctive word, likewise
 
 
 def related_keys(stories: Sequence[Story], bodies: Mapping[str, Body], limit: int = 4,
-                 earlier_only: bool = True, known: Mapping[str, Features] | None = None) -> dict[str, list[str]]:
+                 earlier_only: bool = True) -> dict[str, list[str]]:
     """Story key -> up to `limit` keys of the stories most like it (see RelatedIndex)."""
-    facts = {story.path: {i for fact in story.meta.key_facts for i in fact.cites} for story in stories}
-    cited = {path: cited_ids(body) | facts.get(path, set()) for path, body in bodies.items()}
-    index = RelatedIndex(stories, cited, known, earlier_only)
+    cited = {story.path: story_citations(story, bodies[story.path]) for story in stories}
+    known = {story.path: features(story.body) for story in stories}
+    index = RelatedIndex([story.brief() for story in stories], cited, known, earlier_only)
     return {key: index.related(key, limit) for key in index.keys}
 
 
@@ -39,37 +39,41 @@ class RelatedIndex:
     `results` holds what related() found for each story; a build keeps the index for the next one, which
     updates it in place after an edit (`update`) or builds it again from it (`previous`)."""
 
-    def __init__(self, stories: Sequence[Story], cited: Mapping[str, frozenset[str]],
-                 known: Mapping[str, Features] | None = None, earlier_only: bool = True,
+    def __init__(self, stories: Sequence[StoryBrief], cited: Mapping[str, frozenset[str]],
+                 known: Mapping[str, Features], earlier_only: bool = True,
                  previous: RelatedIndex | None = None, changed: Collection[str] = ()) -> None:
         times, order = _unique_by_key(stories)
-        self.found = [known[s.path] if known and s.path in known else features(s.body) for s in order]
+        self.found = [known[s.path] for s in order]
         self.keys = [story.key for story in order]
         self.paths = [story.path for story in order]
         self.published = times
         self.position = {key: i for i, key in enumerate(self.keys)}
         self.documents = Counter(chain.from_iterable(found.words for found in self.found))
         self.terms = self._terms(self.found, previous, changed)
-        self.cited = [_cited(story, cited.get(story.path)) for story in order]
+        self.cited = [cited[story.path] for story in order]
         self.near = CandidateIndex([f.sketch for f in self.found], [f.empty for f in self.found],
                                    RELATED_THRESHOLD, RELATED_RECALL)
-        self.newsrooms = [story.meta.newsroom for story in order]
+        self.newsrooms = [story.newsroom for story in order]
         self.by_term = _holders(self.terms)
         self.by_manifest = _holders(self.cited)
         self.earlier_only = earlier_only
         self.results: dict[str, list[str]] = {}
         self._arrays()
 
-    def __getstate__(self) -> dict:  # the features are the memo's entries' own: relink() puts them back
-        return {**vars(self), "found": None}
+    def snapshot(self) -> dict:
+        """The index as plain data (shared with it, not copied), without the stories' features, which a later
+        build has already and gives restore()."""
+        return {name: value for name, value in vars(self).items() if name != "found"}
 
-    def relink(self, entries: Mapping) -> bool:
-        """Take each story's features from the memo entries (by path) it was saved with; False if one is missing."""
-        try:
-            self.found = [entries[path].prepared.features for path in self.paths]
-        except (KeyError, AttributeError):
-            return False
-        return all(found is not None for found in self.found)
+    @classmethod
+    def restore(cls, data: dict, known: Mapping[str, Features]) -> RelatedIndex | None:
+        """The index snapshot() described, taking `data` over, with each story's features from `known` (by
+        path); None if one is missing."""
+        if any(path not in known for path in data["paths"]):
+            return None
+        index = cls.__new__(cls)
+        vars(index).update(data, found=[known[path] for path in data["paths"]])
+        return index
 
     def _terms(self, found: list[Features], previous: RelatedIndex | None,
                changed: Collection[str]) -> list[frozenset[str]]:
@@ -128,7 +132,7 @@ class RelatedIndex:
                     found.update(stories[max(0, at - count): at])
         return {self.keys[j] for j in found}
 
-    def update(self, stories: Sequence[Story], cited: Mapping[str, frozenset[str]], known: Mapping[str, Features],
+    def update(self, stories: Sequence[StoryBrief], cited: Mapping[str, frozenset[str]], known: Mapping[str, Features],
                changed: Collection[str], limit: int = 4) -> bool:
         """Take in stories edited in place (the same stories, each at the same time: only words, manifests,
         newsroom or text moved) and score again every story they reach; False, and nothing done, when the
@@ -136,7 +140,7 @@ class RelatedIndex:
         if len(stories) != len(self.keys) or any(self.position.get(s.key) is None for s in stories):
             return False
         edited = [(self.position[s.key], s) for s in stories if s.key in changed]
-        if any(self.paths[i] != s.path or self.published[i] != instant(s.meta.published) for i, s in edited):
+        if any(self.paths[i] != s.path or self.published[i] != instant(s.published) for i, s in edited):
             return False
         words_before = {i: self.found[i].words for i, _ in edited}
         for i, story in edited:
@@ -153,11 +157,11 @@ class RelatedIndex:
         if moved_words:  # every story holding a word whose document count moved is ranked again
             touched.update(i for i in range(len(self.keys)) if not moved_words.isdisjoint(self.found[i].words))
         ranked = {i: _top(self.found[i], idf) for i in sorted(touched)}
-        new_cited = {i: _cited(story, cited.get(story.path)) for i, story in edited}
+        new_cited = {i: cited[story.path] for i, story in edited}
         # A story edited with its words, manifests and newsroom as they were moves other stories' scores
         # only through the passages it shares: only those sharing one, before or after, are scored again.
         text_only = {i for i, story in edited if ranked[i] == self.terms[i] and new_cited[i] == self.cited[i]
-                     and story.meta.newsroom == self.newsrooms[i]}
+                     and story.newsroom == self.newsrooms[i]}
         moved = ({self.keys[i] for i in words_before if i not in text_only}
                  | {self.keys[i] for i, terms in ranked.items() if terms != self.terms[i]})
         affected = set(moved).union(*(self.reach(key) for key in moved), self._sharing(text_only))
@@ -169,8 +173,8 @@ class RelatedIndex:
             _move(self.by_manifest, i, self.cited[i], new_cited[i])
             self.cited[i] = new_cited[i]
             self.cited_sets.set(i, new_cited[i])
-            self.newsrooms[i] = story.meta.newsroom
-            number = self.newsroom_numbers.setdefault(story.meta.newsroom, len(self.newsroom_numbers))
+            self.newsrooms[i] = story.newsroom
+            number = self.newsroom_numbers.setdefault(story.newsroom, len(self.newsroom_numbers))
             self.newsroom_ids[i] = number
             self.near.update(i, self.found[i].sketch, self.found[i].empty)
         affected = affected.union(*(self.reach(key) for key in moved), self._sharing(text_only))
@@ -244,11 +248,6 @@ class _Sets:
         return np.divide(shared, union, out=np.zeros(chosen.size), where=union > 0)
 
 
-def top_terms(texts: Sequence[str], size: int = TOP_TERMS) -> list[frozenset[str]]:
-    """Each text's most distinctive words by tf-idf (words of four letters or more, no stop words)."""
-    return distinctive([features(text) for text in texts], size)
-
-
 def distinctive(found: Sequence[Features], size: int = TOP_TERMS,
                 documents: Counter | None = None) -> list[frozenset[str]]:
     """Per story, the `size` candidate words of highest tf-idf over all the stories."""
@@ -293,26 +292,21 @@ def _tops(found: Sequence[Features], idf: Mapping[str, float], size: int = TOP_T
     return [frozenset(row[:count]) for row, count in zip(names.tolist(), kept.tolist())]
 
 
-def _unique_by_key(stories: Sequence[Story]) -> tuple[list[int], list[Story]]:
+def _unique_by_key(stories: Sequence[StoryBrief]) -> tuple[list[int], list[StoryBrief]]:
     """One story per key (the first by path, as SiteIndex.by_key keeps), by publication then key, and their
     publication times (as `instant` gives them: sorted as datetimes, 4 times slower)."""
-    first: dict[str, Story] = {}
+    first: dict[str, StoryBrief] = {}
     for story in sorted(stories, key=lambda s: s.path):
         first.setdefault(story.key, story)
-    timed = sorted((instant(story.meta.published), story.key, story) for story in first.values())
+    timed = sorted((instant(story.published), story.key, story) for story in first.values())
     return [time for time, _, _ in timed], [story for _, _, story in timed]
 
 
-def cited_ids(body: Body) -> frozenset[str]:
-    """The manifest ids a body cites."""
-    return frozenset(i for cite in body.cites for i in cite.ids)
+def story_citations(story: Story, body: Body) -> frozenset[str]:
+    """The manifest ids a story cites, in its body and its key facts."""
+    return frozenset((*(i for cite in body.cites for i in cite.ids), *(i for fact in story.meta.key_facts for i in fact.cites)))
 
 
-def _cited(story: Story, known: frozenset[str] | None) -> frozenset[str]:
-    """The manifests a story cites, as the build knows them (its body's and key facts'), else its ledger's."""
-    if known is not None:
-        return known
-    return frozenset((*(e.manifest for e in story.meta.ledger), *(i for fact in story.meta.key_facts for i in fact.cites)))
 
 
 def _holders(items: Iterable[frozenset[str]]) -> dict[str, list[int]]:

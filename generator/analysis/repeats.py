@@ -8,6 +8,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
+from ..content.models import StoryBrief
 from .similarity import (
     _EPOCH,
     CandidateIndex,
@@ -54,11 +55,22 @@ class RepeatIndex:
         found = [known[item.key] if known and item.key in known else features(item.read()) for item in self.items]
         self.candidates = CandidateIndex([f.sketch for f in found], [f.empty for f in found], threshold)
 
-    def __getstate__(self) -> dict:  # kept between builds: update() needs only each item's key and time
-        return {**vars(self), "items": [item.key for item in self.items]}
+    def snapshot(self) -> dict:
+        """The index as plain data (shared with it, not copied), for a later build to restore: update() needs
+        each item's key and time, not its text."""
+        return {"threshold": self.threshold, "keys": [item.key for item in self.items], "times": self.times,
+                "candidates": self.candidates.snapshot()}
 
-    def __setstate__(self, state: dict) -> None:
-        vars(self).update(state, items=[Dated(key, _EPOCH, "") for key in state["items"]])
+    @classmethod
+    def restore(cls, data: dict) -> RepeatIndex:
+        """The index snapshot() described, taking `data` over; its items carry no text until update() gives
+        them theirs."""
+        index = cls.__new__(cls)
+        index.threshold, index.times = data["threshold"], data["times"]
+        index.items = [Dated(key, _EPOCH, "") for key in data["keys"]]
+        index.position = {key: i for i, key in enumerate(data["keys"])}
+        index.candidates = CandidateIndex.restore(data["candidates"])
+        return index
 
     def update(self, items: Sequence[Dated], known: Mapping[str, Features], changed: Collection[str]) -> bool:
         """Take in these items, the same keys at the same times, of which only `changed` have new texts;
@@ -102,3 +114,17 @@ def repeats(items: Sequence[Dated], threshold: float, window: dt.timedelta,
                 if score >= threshold:
                     result.append(Repeat(item.key, order[earlier].key, score))
     return result
+
+
+def site_repeats(stories: Sequence[StoryBrief], known: Mapping[str, Features], read: Callable[[str], str],
+                 digests: Mapping[str, str], threshold: float, window: dt.timedelta, index: RepeatIndex | None = None,
+                 changed: Collection[str] = (), scores: dict[tuple[str, str], float] | None = None,
+                 ) -> tuple[list[Repeat], RepeatIndex]:
+    """The repeated stories of a site, and its index: `index` (the last build's, restored) updated in place when
+    only texts changed (the stories `changed`), else a new one. `read(path)`: a story's body, for the few pairs
+    scored exactly; `digests`: each file's, under which exact scores are remembered in `scores`."""
+    bodies = [Dated(story.path, story.published, functools.partial(read, story.path), digests.get(story.path, ""))
+              for story in stories]
+    if index is None or index.threshold != threshold or not index.update(bodies, known, changed):
+        index = RepeatIndex(bodies, threshold, known)
+    return repeats(bodies, threshold, window, known, scores, index), index

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import bisect
 import datetime as dt
-import pickle
 import re
 import string
 import sys
@@ -238,6 +237,17 @@ class CandidateIndex:
             bisect.insort(self._near[other], key)
         self._near[key] = sorted(now)
 
+    def snapshot(self) -> dict:
+        """The index as plain data (shared with it, not copied)."""
+        return {"count": self.count, "rows": self.rows, "keys": self.keys, "near": self._near}
+
+    @classmethod
+    def restore(cls, data: dict) -> CandidateIndex:
+        """The index snapshot() described; it takes `data` over (update() changes it in place)."""
+        index = cls.__new__(cls)
+        index.count, index.rows, index.keys, index._near = data["count"], data["rows"], data["keys"], data["near"]
+        return index
+
     @classmethod
     def of_sets(cls, sets: Sequence[np.ndarray], threshold: float, recall: float = RECALL) -> CandidateIndex:
         return cls([sketch(values) for values in sets], [values.size == 0 for values in sets], threshold, recall)
@@ -257,7 +267,7 @@ def _runs(order: np.ndarray, ordered: np.ndarray) -> Iterator[list[int]]:
 class Features(NamedTuple):
     """What similarity needs of one body, computed once (in a build worker) and reused: its MinHash
     signature, whether it has any words, and its most frequent candidate words for related stories with their
-    counts. (A named tuple of plain values, the signature pickled as bytes: the build memo holds thousands.)"""
+    counts."""
 
     sketch: np.ndarray
     empty: bool
@@ -266,51 +276,8 @@ class Features(NamedTuple):
 
     def interned(self) -> Features:
         """The same, its words the one copy this process keeps of each (they arrive from workers as copies;
-        shared, they take memory once, and the memo's related-story index pickles each once)."""
+        shared, the site's thousands of stories hold each word once)."""
         return self._replace(words=tuple(map(sys.intern, self.words)))
-
-    def __reduce__(self) -> tuple:
-        return _features, (self.sketch.tobytes(), self.empty, self.words, self.numbers)
-
-
-def _features(sketch: bytes, empty: bool, words: tuple[str, ...], numbers: tuple[int, ...]) -> Features:
-    return Features(np.frombuffer(sketch, dtype=np.uint64), empty, words, numbers)
-
-
-class PackedFeatures:
-    """Features pickled, and unpickled only when first read: as a build worker sends them (packed once, there,
-    and kept so by the build memo) and as the memo gives them back (after an edit, only the stories it
-    reaches are compared again)."""
-
-    __slots__ = ("packed", "_found")
-
-    def __init__(self, packed: bytes) -> None:
-        self.packed = packed
-        self._found: Features | None = None
-
-    @classmethod
-    def of(cls, found: Features) -> PackedFeatures:
-        return cls(pickle.dumps(found, protocol=pickle.HIGHEST_PROTOCOL))
-
-    def interned(self) -> PackedFeatures:
-        """These features, their words unpacked as the one copy this process keeps of each (see Features)."""
-        self._found = self.unpacked().interned()
-        return self
-
-    def unpacked(self) -> Features:
-        if self._found is None:
-            self._found = pickle.loads(self.packed)
-        return self._found
-
-    # Features' fields, read through (properties: a __getattr__ costs a failed lookup first, and the site-wide
-    # indexes read each field of every story's features)
-    sketch = property(lambda self: self.unpacked().sketch)
-    empty = property(lambda self: self.unpacked().empty)
-    words = property(lambda self: self.unpacked().words)
-    numbers = property(lambda self: self.unpacked().numbers)
-
-    def __reduce__(self) -> tuple:
-        return PackedFeatures, (self.packed,)
 
 
 def features(text: str) -> Features:

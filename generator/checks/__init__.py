@@ -7,12 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-from ..analysis.repeats import RepeatIndex
-from ..analysis.similarity import Features
+from ..analysis.repeats import Repeat
 from ..content.body import Body
 from ..content.config import SiteConfig, toml_line
 from ..content.findings import Finding
-from ..content.models import ManifestFile, Page, Story, StoryFile
+from ..content.models import ManifestFile, Page, Story, StoryBrief, StoryFile
 
 Scope = Literal["load", "story", "body", "text", "manifest", "site"]
 
@@ -50,23 +49,19 @@ def declare(code: str, summary: str) -> None:
 
 @dataclass
 class SiteIndex:
-    """What rules may look at: the whole loaded site, bodies parsed, stories by key."""
+    """What rules may look at. Local rules see one whole story (its Story and parsed Body); site rules see
+    every story as a StoryBrief, the plain pages, and what the analysis of the whole site found (`repeats`)."""
 
     config: SiteConfig
     manifests: dict[str, ManifestFile]
-    stories: list[Story]
-    bodies: dict[str, Body]
+    stories: list[Story] | list[StoryBrief]
+    bodies: dict[str, Body] = field(default_factory=dict)
     broken: list[StoryFile] = field(default_factory=list)
-    by_key: dict[str, Story] = field(default_factory=dict)
+    by_key: dict[str, Story | StoryBrief] = field(default_factory=dict)
     pages: list[Page] = field(default_factory=list)
     config_path: str = "content/site.toml"
-    features: dict[str, Features] = field(default_factory=dict)
-    cited: dict[str, frozenset[str]] = field(default_factory=dict)
     root: Path = Path(".")
-    digests: dict[str, str] = field(default_factory=dict)                 # story path -> its file's digest
-    scores: dict[tuple[str, str], float] = field(default_factory=dict)    # LP040's exact scores, by digests
-    repeats: RepeatIndex | None = None   # LP040's candidate pairs: the last build's (updated), then this one's
-    changed: set[str] = field(default_factory=set)                        # stories read since that build
+    repeats: list[Repeat] = field(default_factory=list)  # LP040's pairs of alike stories
 
     def __post_init__(self) -> None:
         for story in sorted(self.stories, key=lambda s: s.path):
@@ -83,16 +78,17 @@ class Report:
         return [finding for finding in self.findings if finding.severity == "error"]
 
 
-def run_checks(site: SiteIndex, loaded: list[Finding] = (), local: list[Finding] | None = None) -> Report:
-    """Run every enabled rule; apply [checks] severities; record which rules each story passed.
-    `local`: the findings of the local rules, when build workers already ran them story by story."""
+def run_checks(site: SiteIndex, found: list[Finding]) -> Report:
+    """Run every enabled site rule over the whole site, add the findings already `found` (of loading and of
+    the local rules, which the build runs story by story), apply [checks] severities, and record which rules
+    each story passed."""
     overrides = site.config.checks
     enabled = [r for r in RULES.values() if r.run is not None and overrides.get(r.code) != "off"]
-    findings = [*loaded, *unknown_codes(site), *(local or [])]
+    findings = [*found, *unknown_codes(site)]
     for current in enabled:
-        if local is None or not current.local:
+        if not current.local:
             findings.extend(_run(current, site))
-        elif current.scope == "text":  # the workers read the stories; the plain pages are read here
+        elif current.scope == "text":  # the build reads the stories story by story; the plain pages are read here
             findings.extend(_run(current, site, pages_only=True))
     findings = severities(findings, overrides)
     codes = [r.code for r in enabled if r.scope in ("story", "body", "text", "site")]
@@ -106,7 +102,7 @@ def run_checks(site: SiteIndex, loaded: list[Finding] = (), local: list[Finding]
 
 def local_findings(story: Story | StoryFile, body: Body, config: SiteConfig,
                    records: dict[str, ManifestFile]) -> list[Finding]:
-    """The local rules of one story, as a build worker runs them (severities are applied later, once)."""
+    """The local rules of one story (severities are applied later, once, by run_checks)."""
     stories = [story] if isinstance(story, Story) else []
     site = SiteIndex(config, records, stories, {story.path: body}, [] if stories else [story])
     found: list[Finding] = []

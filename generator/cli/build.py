@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import sys
 import time
 from pathlib import Path
@@ -10,7 +9,18 @@ from pathlib import Path
 import click
 
 from .. import __version__
-from ..cache import load_state, options_key, scan, unchanged
+from ..engine.state import (
+    State,
+    code_digest,
+    content_digests,
+    key_of,
+    load_state,
+    options_key,
+    save_state,
+    scan,
+    settle,
+)
+from ..output.record import intact, load_record
 from .options import ROOT, finding_line, findings_summary, print_findings
 
 
@@ -29,73 +39,65 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
     changed since the last build is read and rendered again (--force: everything)."""
     started = time.perf_counter()
     root = root.resolve()  # one spelling of every input's path in the cache, whichever way the root is named
+    if not (root / "content" / "site.toml").is_file():
+        raise click.ClickException(f"no site at {root}: content/site.toml is missing "
+                                   "(start a site with `ledgerpress init`, or point --root at one)")
     target = (out or root / "public").resolve()
-    key = options_key(__version__, drafts=drafts, base_url=base_url, out=target, search=not no_search)
+    key = options_key(__version__, drafts=drafts, base_url=base_url, out=target)
     state = None if force else load_state(root)
-    inputs = scan(root, state, read_later=state is None)
-    if unchanged(target, key, state, inputs):
+    scanned, inputs = scan(root, state)
+    if state is not None and _up_to_date(state, key, inputs, target, not no_search):
         for line in state.warnings:
             click.echo(line, err=True)
         click.echo(_built_line(state.summary, time.perf_counter() - started, target, "up to date: "), err=True)
         return
-    enabled = gc.isenabled()
-    gc.disable()  # importing the generator makes some hundred thousand objects and no garbage to collect
+    _build(root, target, State(key, scanned, inputs), drafts, jobs, base_url, not no_search, force, started)
+
+
+def _up_to_date(state: State, key: str, inputs: dict[str, list], target: Path, search: bool) -> bool:
+    """Nothing that shapes the site changed since the last build, whose output is in place as it left it."""
+    if state.key != key or (search and not state.summary.get("search")):
+        return False
+    if {path: stamp[3] for path, stamp in inputs.items()} != {path: stamp[3] for path, stamp in state.inputs.items()}:
+        return False
+    return intact(target, load_record(target), state.build)
+
+
+def _build(root: Path, target: Path, state: State, drafts: bool, jobs: int | None, base_url: str | None,
+           search: bool, force: bool, started: float) -> None:
+    from ..engine.build import Options, build_site
+    from ..engine.memo import load_memo, save_memo
+    from ..output.folder import FolderStore, OutputRefused
+    from ..output.lock import Locked
+
+    digests = content_digests(root, state.inputs)
+    memo_key = key_of(code_digest(state.inputs), digests.get("content/site.toml", ""), state.key)
+    memo = None if force else load_memo(root, state.key, memo_key)
     try:
-        _build(root, target, key, state, inputs, drafts, jobs, base_url, not no_search, started)
-    finally:
-        if enabled:
-            gc.enable()
-
-
-def _build(root: Path, target: Path, key: str, state, inputs: dict[str, list], drafts: bool, jobs: int | None,
-           base_url: str | None, search: bool, started: float) -> None:
-    from ..build import build_site
-    from ..cache import record, same_output, settle, shown_stamps
-    from ..memo import DamagedMemo, ShardWriter, load_memo, new_memo, save_memo
-    from ..workers import no_cycle_collection
-    from ..write import Pending
-
-    previous = state.outputs if state is not None and state.key == key else None
-    with no_cycle_collection():  # loading and saving the memo make many objects, and few cycles
-        empty = new_memo(root, key)
-        memo = (load_memo(root, empty) if previous is not None and same_output(target, state) else None) or empty
-        stamps = shown_stamps(root, inputs)
-        ahead = ShardWriter(root, empty.options)
-        while True:
-            pending = Pending(target, previous)
-            try:
-                with Progress() as progress:
-                    result = build_site(root, drafts=drafts, base_url=base_url, jobs=jobs, search=search,
-                                        progress=progress, sink=pending, memo=memo, stamps=stamps, ahead=ahead)
-                break
-            except DamagedMemo as err:  # a file of the memo went missing or changed during the build
-                pending.abort()
-                click.echo(f"{err}: building again without the cache", err=True)
-                memo = new_memo(root, key)
-            except BaseException:
-                pending.abort()
-                ahead.close()
-                raise
+        store = FolderStore(target, root, state.build)
+    except (OutputRefused, Locked) as err:
+        raise click.ClickException(str(err)) from None
+    try:
+        with Progress() as progress:
+            result = build_site(root, store, Options(drafts, base_url, jobs, search), memo, digests, progress,
+                                (memo_key, state.key))
         print_findings(result.findings, err=True)
         if not result.ok:
-            pending.abort()
-            ahead.close()
             click.echo(f"build refused: {findings_summary(result.findings)}; {target.name}/ left as it was", err=True)
             sys.exit(1)
-        stats = pending.commit(result.digests, result.written)
-        summary = {"stories": result.stories, "pages": result.pages, "files": len(result.digests),
-                   "written": stats.files, "skipped": stats.skipped, "deleted": stats.deleted}
-        warnings = [finding_line(f) for f in result.findings]
-        if any(not found[2] for found in inputs.values()):  # a first build: stories hashed as they were read
-            settle(root, inputs, {path: (entry.prepared.stamp, entry.prepared.digest)
-                                  for path, entry in (result.memo.stories.items() if result.memo else ())})
-        record(root, target, key, result.digests, warnings, summary, inputs)
-        if result.memo is not None:
-            save_memo(root, result.memo, ahead)
-        ahead.close()  # (nothing to wait for, unless the build made no memo)
-        gc.freeze()  # what the build made is left to the process's end, not scanned once more as we leave
-        BUILT[:] = [(result, memo, pending)]  # nor freed as this returns (70 ms of a 4,000-story build)
-    click.echo(_built_line(summary, time.perf_counter() - started, target), err=True)
+        stats = store.commit(result.outputs)
+    except OutputRefused as err:
+        raise click.ClickException(str(err)) from None
+    finally:
+        store.abort()  # (the lock, if commit() has not let go of it)
+    state.inputs = settle(state.inputs)  # what changed while the build ran is read again by the next one
+    state.warnings = [finding_line(f) for f in result.findings]
+    state.summary = {"stories": result.stories, "pages": result.pages, "files": stats.files, "written": stats.written,
+                     "skipped": stats.unchanged, "deleted": stats.deleted, "search": int(search)}
+    save_state(root, state)
+    if result.memo is not None:
+        save_memo(root, result.memo)
+    click.echo(_built_line(state.summary, time.perf_counter() - started, target), err=True)
 
 
 def _built_line(summary: dict[str, int], seconds: float, target: Path, prefix: str = "built ") -> str:
@@ -137,5 +139,3 @@ class Progress:
             click.echo(f"{name}: {done:,}/{total:,} stories", err=True)
             self.shown[stage] = done
 
-
-BUILT: list[tuple] = []  # what the last build that wrote its output made: the process may end at once

@@ -16,9 +16,10 @@ from .options import ROOT, findings_summary, print_findings
 @click.option("--format", "form", type=click.Choice(["text", "json"]), default="text", show_default=True)
 def check(root: Path, form: str) -> None:
     """Run every rule on content/ and print the findings; exit 1 if any error remains."""
-    from ..prepare import check_site
+    from ..engine.check import check_site
+    from ..engine.pool import default_jobs
 
-    findings = check_site(root, drafts=True, jobs=None).findings
+    findings = check_site(root, drafts=False, base_url=None, jobs=default_jobs()).findings
     if form == "json":
         click.echo(json.dumps([f.as_dict() for f in findings], indent=2, ensure_ascii=False))
     else:

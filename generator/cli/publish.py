@@ -16,19 +16,20 @@ from .options import ROOT, findings_summary, print_findings
 @click.option("--endpoint-url", default=None, help="S3-compatible endpoint for s3:// (credentials: the AWS ways).")
 def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | None) -> None:
     """Publish ROOT/public/ to DEST, a folder or s3://bucket/prefix: changed files only, pages after their assets."""
-    from ..prepare import check_site
+    from ..engine.check import check_site
+    from ..engine.pool import default_jobs
     from ..publish import PublishError, public_files, publish_site
 
     try:
-        files = public_files(root / "public")
+        public_files(root / "public")
     except PublishError as err:
         raise click.ClickException(f"publish refused: {err}") from None
-    findings = check_site(root, drafts=False).findings
+    findings = check_site(root, drafts=False, base_url=None, jobs=default_jobs()).findings
     if any(f.severity == "error" for f in findings):
         print_findings(findings, err=True)
         raise click.ClickException(f"publish refused: {findings_summary(findings)}; fix them, then `ledgerpress build`")
     try:
-        plan = publish_site(root / "public", files, dest, endpoint_url=endpoint_url, dry_run=dry_run)
+        plan = publish_site(root / "public", dest, endpoint_url=endpoint_url, dry_run=dry_run)
     except (PublishError, OSError) as err:
         raise click.ClickException(f"publish failed: {err}") from None
     if dry_run:

@@ -11,28 +11,32 @@ from typing import Any
 from pydantic import ValidationError
 
 from .findings import Finding, SourceMap
+from .layout import file_digest
 from .models import Manifest, ManifestFile
-from .source import parse_yaml, read_text, text_digest
+from .source import parse_yaml, read_text
 from .validate import validate
 
 _MANIFEST_ID_LOCS = (("id",), ("claims", int, "id"))
 
 
-class StoredManifest:
-    """A manifest file as an earlier build read it, kept in the build memo while its stat is the same: its id
-    and digest at hand, and the file read again only when a stage needs its claims (a story citing it was
-    edited, or its page is rendered again). Only plain manifests are kept this way (see ManifestFile)."""
+class KnownManifest:
+    """A manifest file whose id was read from these same bytes before (its digest tells): read again only when a
+    stage needs its claims, which after an edit few stages do. Only a file that gave no finding is known so."""
 
     plain = True
 
-    def __init__(self, found: ManifestFile, file: str) -> None:
-        self.path, self.name, self.digest, self.id, self.file = found.path, found.name, found.digest, found.manifest.id, file
+    def __init__(self, path: str, file: str, id: str, digest: str) -> None:
+        self.path, self.file, self.id, self.digest = path, file, id, digest
+
+    @property
+    def fingerprint(self) -> str:
+        return self.digest
 
     @functools.cached_property
     def loaded(self) -> ManifestFile:
         found, _ = load_manifest(self.file, self.path)
-        if found is None:
-            raise OSError(f"{self.path} changed while the site was being built")
+        if found is None or found.manifest.id != self.id:
+            raise ManifestChanged(self.path)
         return found
 
     @property
@@ -43,39 +47,31 @@ class StoredManifest:
     def source(self) -> SourceMap:
         return self.loaded.source
 
-    def __getstate__(self) -> dict:
-        return {name: value for name, value in vars(self).items() if name != "loaded"}
+
+class ManifestChanged(Exception):
+    """A manifest file changed while the site was being built, so that it no longer is what it was read as."""
 
 
-def stored_manifests(root: Path, files: dict[str, tuple]) -> dict[str, tuple]:
-    """Content.manifest_files as the build memo keeps them between runs: plain manifests as StoredManifest
-    (far quicker to load than the models), the others not at all (read again next time)."""
-    kept = {}
-    for shown, (stamp, (found, findings)) in files.items():
-        if isinstance(found, StoredManifest):
-            kept[shown] = (stamp, (found, findings))
-        elif isinstance(found, ManifestFile) and found.plain and not findings:
-            kept[shown] = (stamp, (StoredManifest(found, os.path.join(root, shown)), findings))
-    return kept
-
-
-def load_manifest(path: str | Path, shown: str) -> tuple[ManifestFile | None, list[Finding]]:
-    text, findings = read_text(path, shown)
+def load_manifest(path: str | Path, shown: str, data: bytes | None = None) -> tuple[ManifestFile | None, list[Finding]]:
+    """A manifest file (or its bytes, already read) as a ManifestFile, or the findings that say why not."""
+    if data is None:
+        with open(path, "rb") as source:
+            data = source.read()
+    text, findings = read_text(path, shown, data)
     if text is None:
         return None, findings
-    stem = os.path.splitext(os.path.basename(path))[0]
+    stem, code = os.path.splitext(os.path.basename(path))[0], file_digest(data)
     try:
-        data = json.loads(text)
+        parsed = json.loads(text)
     except json.JSONDecodeError as err:
         return None, [Finding(shown, err.lineno, err.colno, "LP100", f"not valid JSON: {err.msg}")]
-    quick = SourceMap(shown)
     try:
-        manifest = Manifest.model_validate(data)
+        manifest = Manifest.model_validate(parsed)
     except ValidationError:
         manifest = None
     if manifest is not None and _plain(manifest, stem):
-        return ManifestFile(shown, stem, manifest, quick, text_digest(text), plain=True), []
-    return _slow_manifest(text, data, stem, shown)
+        return ManifestFile(shown, stem, manifest, SourceMap(shown), code, plain=True), []
+    return _slow_manifest(text, parsed, stem, shown, code)
 
 
 def _plain(manifest: Manifest, name: str) -> bool:
@@ -84,7 +80,7 @@ def _plain(manifest: Manifest, name: str) -> bool:
     return manifest.id == name and len(ids) == len(set(ids))
 
 
-def _slow_manifest(text: str, data: Any, name: str, shown: str) -> tuple[ManifestFile | None, list[Finding]]:
+def _slow_manifest(text: str, data: Any, name: str, shown: str, code: str) -> tuple[ManifestFile | None, list[Finding]]:
     """Re-read the JSON as YAML (a superset) to learn where each field is, then validate."""
     _, source, _ = parse_yaml(text, shown, 0)
     if not isinstance(data, dict):
@@ -94,7 +90,7 @@ def _slow_manifest(text: str, data: Any, name: str, shown: str) -> tuple[Manifes
     findings = [f if f.code != "LP003" else _as(f, "LP100") for f in findings]
     if manifest is None:
         return None, findings
-    return ManifestFile(shown, name, manifest, source, text_digest(text)), findings
+    return ManifestFile(shown, name, manifest, source, code), findings
 
 
 def _as(finding: Finding, code: str) -> Finding:

@@ -13,14 +13,9 @@ from .findings import SourceMap
 from .slugs import slugify
 
 ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
-
-
 EDITION_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}$"
 
-
 Id = Annotated[str, Field(strict=True), StringConstraints(pattern=ID_PATTERN)]
-
-
 Text = Annotated[str, Field(strict=True), StringConstraints(min_length=1)]
 
 
@@ -28,15 +23,6 @@ class Strict(BaseModel):
     """Unknown fields are errors: a typo must not pass silently."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
-
-    def __reduce__(self) -> tuple:
-        """Pickled as its JSON and validated again when unpickled: the same model, in a third of the time both
-        ways (the build's workers send the parent every story's front matter)."""
-        return _from_json, (type(self), self.model_dump_json())
-
-
-def _from_json(model: type[Strict], text: str) -> Strict:
-    return model.model_validate_json(text)
 
 
 class Claim(Strict):
@@ -107,7 +93,7 @@ class Story:
     path: str
     folder: str
     name: str
-    meta: FrontMatter | Brief
+    meta: FrontMatter
     body: str
     body_line: int
     source: SourceMap
@@ -120,15 +106,13 @@ class Story:
     def published_utc(self) -> dt.datetime:
         return self.meta.published.astimezone(dt.timezone.utc)
 
-    def brief(self) -> Story:
-        """This story as the memo keeps it: only what site-wide work reads of a story it does not read again
-        (the places of its title and related entries, where site-wide findings point)."""
+    def brief(self) -> StoryBrief:
+        """What site-wide rules and indexes read of this story."""
         meta = self.meta
-        kept = Brief(meta.title, meta.slug, meta.published, meta.newsroom, meta.related, meta.draft)
         places = {loc: at for loc, at in self.source.marks.items() if loc[:1] in (("title",), ("related",))}
-        brief = Story(self.path, self.folder, self.name, kept, "", self.body_line, SourceMap(self.source.path, places))
-        brief.key = self.key  # computed once
-        return brief
+        return StoryBrief(self.path, self.key, meta.title, meta.published, meta.newsroom,
+                          None if meta.related is None else tuple(meta.related), meta.draft,
+                          SourceMap(self.source.path, places))
 
     @functools.cached_property
     def key(self) -> str:
@@ -140,16 +124,23 @@ class Story:
         return f"/stories/{self.key}/"
 
 
-@dataclass
-class Brief:
-    """The front-matter fields of a story kept by the build memo (a FrontMatter is far slower to load)."""
+@dataclass(frozen=True)
+class StoryBrief:
+    """A story as site-wide rules and indexes see it: its name, time and place in the site, and where its
+    title and related entries stand in its file (the findings of site-wide rules point there)."""
 
+    path: str
+    key: str
     title: str
-    slug: str | None
     published: dt.datetime
     newsroom: str
-    related: list[str] | None
+    related: tuple[str, ...] | None
     draft: bool
+    source: SourceMap
+
+    @property
+    def url_path(self) -> str:
+        return f"/stories/{self.key}/"
 
 
 @dataclass
@@ -167,8 +158,16 @@ class ManifestFile:
     name: str
     manifest: Manifest
     source: SourceMap
-    digest: str = ""  # of the file's text: what a story that cites it was checked and rendered against
+    digest: str = ""  # of the file's bytes: what a story that cites it was checked and rendered against
     plain: bool = False  # its id is its file name and no claim id repeats: no manifest rule can fire
+
+    @property
+    def id(self) -> str:
+        return self.manifest.id
+
+    @property
+    def fingerprint(self) -> str:
+        return self.digest
 
 
 @dataclass

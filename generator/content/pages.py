@@ -11,6 +11,11 @@ from .source import front_matter
 from .validate import validate
 
 
+def page_files(root: Path) -> list[tuple[Path, str]]:
+    """(path, path as shown) of every plain page, in order."""
+    return [(path, path.relative_to(root).as_posix()) for path in sorted((root / "content" / "pages").glob("**/*.md"))]
+
+
 def load_page(path: Path, shown: str, pages_dir: Path) -> tuple[Page | None, list[Finding]]:
     parsed, findings = front_matter(path, shown)
     if parsed is None or parsed[0] is None or findings:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import os
 from pathlib import Path
@@ -122,10 +121,6 @@ def _record(node: yaml.Node, loc: Loc, source: SourceMap, offset: int, findings:
             seen.add(name)
             source.marks[(*loc, name)] = where
             _record(value, (*loc, name), source, offset, findings)
-
-
-def text_digest(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
 
 
 def listed(folder: str | Path, suffix: str = "", dirs: bool = False) -> list[str]:

@@ -74,19 +74,8 @@ def human_time(value: str) -> str:
 
 
 def to_data(value: Any) -> Any:
-    """A model as JSON data (what else is given, as it is). The last model's is kept: a story's JSON variant
-    and its stored view are made from one dump of its view (frozen, so it cannot go stale). Read only."""
-    global _DUMPED
-    if not isinstance(value, BaseModel):
-        return value
-    held, data = _DUMPED  # one read and one write of the pair: a preview server's threads may share it
-    if held is not value:
-        data = value.model_dump(mode="json", by_alias=True)
-        _DUMPED = (value, data)
-    return data
-
-
-_DUMPED: tuple[Any, Any] = (None, None)
+    """A model as JSON data (anything else as it is)."""
+    return value.model_dump(mode="json", by_alias=True) if isinstance(value, BaseModel) else value
 
 
 def to_json(value: Any) -> str:

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from ..content.config import SiteConfig
 from ..content.models import ManifestFile
-from .story_view import StoryView, View, iso_z
+from .story_view import View, iso_z
+from .teaser import Teaser
 
 
 class ClaimUse(View):
@@ -40,14 +41,14 @@ class ManifestView(View):
     unused_claims: int
 
 
-def manifest_view(found: ManifestFile, citing: list[StoryView], config: SiteConfig) -> ManifestView:
-    """citing: the views of every story whose ledger lists this manifest, in any order."""
+def manifest_view(found: ManifestFile, citing: list[Teaser], config: SiteConfig) -> ManifestView:
+    """citing: every story whose ledger lists this manifest, in any order."""
     manifest = found.manifest
     backlinks = []
     for story in sorted(citing, key=lambda view: (view.published, view.path), reverse=True):
         backlinks.append(Backlink(key=story.path.removeprefix("/stories/").strip("/"), title=story.title,
                                   url=story.url, path=story.path, published=story.published,
-                                  claims_used=story.ledger_claims[manifest.id]))
+                                  claims_used=_claims_used(story, manifest.id)))
     claims = [ClaimUse(id=claim.id, text=claim.text,
                        used_by=[link.key for link in backlinks if claim.id in link.claims_used])
               for claim in manifest.claims]
@@ -56,3 +57,8 @@ def manifest_view(found: ManifestFile, citing: list[StoryView], config: SiteConf
                         source_url=manifest.source.url, published=iso_z(manifest.published), brief=manifest.brief,
                         url=config.url(path), path=path, claims=claims, stories=backlinks,
                         unused_claims=sum(not claim.used_by for claim in claims))
+
+
+def _claims_used(story: Teaser, manifest_id: str) -> list[str]:
+    """The ids of the claims a story's ledger uses from this manifest."""
+    return [claim.id for row in story.ledger if row.manifest_id == manifest_id for claim in row.claims]

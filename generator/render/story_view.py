@@ -136,24 +136,6 @@ class StoryView(View):
     checks_line: str
     reuse: Reuse
 
-    # What orders and groups the site's pages, under the names StoredView keeps them by.
-    @property
-    def newsroom_slug(self) -> str:
-        return self.newsroom.slug
-
-    @property
-    def beat_slug(self) -> str:
-        return self.beat.slug
-
-    @property
-    def ledger_claims(self) -> dict[str, list[str]]:
-        """Manifest id -> the ids of the claims its ledger uses from it (what manifest pages link back with)."""
-        return {row.manifest_id: [claim.id for claim in row.claims] for row in self.ledger}
-
-    def data(self, keys: Iterable[str]) -> dict[str, Any]:
-        """These fields as JSON data, by their published names."""
-        return self.model_dump(mode="json", by_alias=True, include=set(keys))
-
 
 def iso_z(moment: dt.datetime) -> str:
     """UTC, second precision, with a Z: 2026-10-20T12:51:00Z."""
@@ -244,9 +226,9 @@ def _verify(config: SiteConfig, ids: list[str]) -> Verify | None:
                   urls=[endpoint.replace("{id}", i) for i in ids], command=command)
 
 
-def related_views(keys: list[str], stories: dict[str, Story], config: SiteConfig) -> list[RelatedView]:
-    return [RelatedView(key=key, title=stories[key].meta.title, url=config.url(stories[key].url_path),
-                        path=stories[key].url_path) for key in keys if key in stories]
+def related_views(related: Iterable[tuple[str, str, str]], config: SiteConfig) -> list[RelatedView]:
+    """The related stories, each given as (key, title, URL path)."""
+    return [RelatedView(key=key, title=title, url=config.url(path), path=path) for key, title, path in related]
 
 
 def checks_line(passed: list[str]) -> str:

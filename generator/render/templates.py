@@ -1,30 +1,30 @@
-"""The Jinja environment: template fallback, named formatting filters, view -> html, json, md strings."""
+"""The Jinja environment over the one template set (a site's own templates/ first, ours for the rest), its named
+formatting filters, and the renderer every output goes through."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
+import os
 import re
+import traceback
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 from urllib.parse import urlsplit
 
 from jinja2 import (
-    BytecodeCache,
-    ChoiceLoader,
+    BaseLoader,
     Environment,
-    FileSystemLoader,
     StrictUndefined,
-    Template,
     TemplateError,
     TemplateNotFound,
     select_autoescape,
 )
-from jinja2.bccache import Bucket
-from markupsafe import Markup, escape
+from markupsafe import Markup
 
 from ..content.config import SiteConfig
+from ..content.findings import Finding
+from ..content.layout import template_dirs
 from .formats import (
     human_time,
     json_ld,
@@ -36,21 +36,6 @@ from .formats import (
     yaml_ids,
     yaml_scalar,
 )
-
-PACKAGE_DIR = Path(__file__).resolve().parent.parent  # the generator package
-
-
-def builtin_templates() -> Path:
-    """Our template set: packaged beside the code in a wheel, or the repository's templates/."""
-    packaged = PACKAGE_DIR / "_templates"
-    return packaged if packaged.is_dir() else PACKAGE_DIR.parent / "templates"
-
-
-def template_dirs(root: Path) -> list[Path]:
-    """The site's own templates/ first (if any), each missing template falling back to ours."""
-    own = root / "templates"
-    ours = builtin_templates()
-    return [own, ours] if own.is_dir() and own.resolve() != ours.resolve() else [ours]
 
 
 def current(canonical: str, url: str, section: bool = True) -> Markup:
@@ -64,106 +49,41 @@ def current(canonical: str, url: str, section: bool = True) -> Markup:
 _PAGE, _SECTION, _NONE = Markup(' aria-current="page"'), Markup(' aria-current="true"'), Markup("")
 
 
-class NavLink(NamedTuple):
-    """A link of the site's navigation: its text, its href (under base_path) and its absolute URL (what
-    `current` compares a page's canonical URL with)."""
+class TemplateSet(BaseLoader):
+    """Every template a build may use, read once when it starts (so that each output is made from the bytes
+    whose digest it records, whichever process renders it): by name, the site's own first."""
 
-    name: str
-    href: str
-    url: str
+    def __init__(self, root: Path) -> None:
+        self.sources: dict[str, tuple[str, str]] = {}  # name -> (source, file)
+        for folder in reversed(template_dirs(root)):
+            for top, dirs, files in os.walk(folder):
+                dirs.sort()
+                for name in sorted(files):
+                    path = os.path.join(top, name)
+                    relative = os.path.relpath(path, folder).replace(os.sep, "/")
+                    with open(path, encoding="utf-8", errors="replace") as source:
+                        self.sources[relative] = (source.read(), path)
 
+    def get_source(self, environment: Environment, name: str) -> tuple[str, str, Any]:
+        if name not in self.sources:
+            raise TemplateNotFound(name)
+        source, path = self.sources[name]
+        return source, path, lambda: True
 
-class Navigation(NamedTuple):
-    """The sections every page links to, made once a build (templates read it as `nav`)."""
-
-    latest: NavLink
-    newsrooms: list[NavLink]
-    editions: NavLink
-    beats: list[NavLink]
-
-
-def navigation(config: SiteConfig) -> Navigation:
-    base = urlsplit(config.root_url).path
-
-    def link(name: str, path: str) -> NavLink:
-        return NavLink(name, base + path, config.url(path))
-
-    return Navigation(link("Latest", "/"), [link(name, f"/newsrooms/{slug}/") for slug, name in config.newsrooms.items()],
-                      link("Editions", "/editions/"), [link(name, f"/beats/{slug}/") for slug, name in config.beats.items()])
+    def list_templates(self) -> list[str]:
+        return sorted(self.sources)
 
 
-class CompiledTemplates(BytecodeCache):
-    """Compiled templates kept for the life of the process (and its forked workers): each build makes a new
-    environment, and compiling the template set costs more than rendering a small site. Jinja checks each
-    entry against the template's source, so an edited template is compiled again. The build memo carries
-    them from one `ledgerpress build` to the next (`compiled()`, `adopt()`): signed, like the rest of it."""
-
-    def __init__(self) -> None:
-        self._store: dict[str, bytes] = {}
-
-    def compiled(self) -> dict[str, bytes]:
-        return dict(self._store)
-
-    def adopt(self, store: dict[str, bytes]) -> None:
-        for key, code in store.items():
-            self._store.setdefault(key, code)
-
-    def load_bytecode(self, bucket: Bucket) -> None:
-        if bucket.key in self._store:
-            bucket.bytecode_from_string(self._store[bucket.key])
-
-    def dump_bytecode(self, bucket: Bucket) -> None:
-        self._store[bucket.key] = bucket.bytecode_to_string()
-
-
-COMPILED = CompiledTemplates()
-
-
-try:  # MarkupSafe 3: escape() is Python around this C function
-    from markupsafe import _escape_inner
-except ImportError:  # pragma: no cover  (MarkupSafe 2: escape() itself is the C function)
-    _escape_inner = None
-
-
-def fast_escape(value: Any) -> str:
-    """markupsafe.escape as compiled templates use it: only on what an output tag prints, which is then
-    joined into the page (a captured block or a macro's result Jinja makes Markup itself, from the joined
-    text). So a plain string comes back escaped as a plain string, without making a Markup of it (a page
-    escapes hundreds of values, and the Markup constructor was most of the cost of each), Markup as it is
-    (immutable, already safe), anything else as markupsafe.escape gives it."""
-    if type(value) is str and _escape_inner is not None:
-        return _escape_inner(value)
-    if type(value) is Markup:  # already safe, and immutable: escape() would make an equal copy
-        return value
-    return escape(value)
-
-
-class _Template(Template):
-    """Our templates escape with fast_escape (each compiled template module imports Jinja's escape by name:
-    this rebinds that name, for our environment's templates alone), and keep their globals (the
-    environment's, set before any template loads) as a plain dict, where Jinja keeps a ChainMap over the
-    environment's: each render copies them into a new context, 12 µs a page from the ChainMap, 3 µs from a dict."""
-
-    @classmethod
-    def from_code(cls, environment: Environment, code: Any, globals: Any, uptodate: Any = None) -> Template:
-        template = super().from_code(environment, code, globals, uptodate)
-        template.root_render_func.__globals__["escape"] = fast_escape
-        template.globals = dict(template.globals)
-        return template
-
-
-def make_environment(root: Path, config: SiteConfig) -> Environment:
+def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any) -> Environment:
     env = Environment(
-        loader=ChoiceLoader([FileSystemLoader(str(path)) for path in template_dirs(root)]), bytecode_cache=COMPILED,
-        autoescape=select_autoescape(enabled_extensions=("html", "xml"), default_for_string=False),
+        loader=templates, autoescape=select_autoescape(enabled_extensions=("html", "xml"), default_for_string=False),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-        auto_reload=False,  # an environment lives for one build: templates are not edited under it
+        auto_reload=False,  # the templates are read once, when the build starts
     )
-    env.template_class = _Template
     env.filters.update(current=current, yaml=yaml_scalar, yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell,
                        month_day_time=month_day_time, human_time=human_time, tojson_pretty=to_json,
                        json_ld=json_ld, news_article=lambda story: news_article(story, config))
-    env.globals.update(site=config, base_path=urlsplit(config.root_url).path, nav=navigation(config))
+    env.globals.update(site=config, base_path=urlsplit(config.root_url).path, nav=nav)
     return env
 
 
@@ -186,12 +106,14 @@ def referenced_templates(source: str) -> list[str | None]:
 
 
 class Renderer:
-    """Renders views through the one template set; a variant is a template named story.<suffix>."""
+    """Renders views through the one template set; a story variant is a template named story.<suffix>."""
 
     STORY_VARIANTS = ("html", "json", "md")
 
-    def __init__(self, root: Path, config: SiteConfig) -> None:
-        self.env = make_environment(root, config)
+    def __init__(self, root: Path, config: SiteConfig, nav: Any) -> None:
+        self.root = root
+        self.templates = TemplateSet(root)
+        self.env = make_environment(self.templates, config, nav)
         self._digests: dict[tuple[str, ...], str] = {}
 
     def digest(self, *names: str) -> str:
@@ -200,7 +122,7 @@ class Renderer:
         if names not in self._digests:
             sources = self._with_references(names)
             text = "\0".join(f"{name}\0{source}" for name, source in sorted(sources.items()))
-            self._digests[names] = hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+            self._digests[names] = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
         return self._digests[names]
 
     def _with_references(self, names: Iterable[str]) -> dict[str, str]:
@@ -212,34 +134,37 @@ class Renderer:
             name = waiting.pop()
             if name in sources:
                 continue
-            try:
-                sources[name] = self.env.loader.get_source(self.env, name)[0]
-            except TemplateNotFound:
-                sources[name] = ""
-                continue
+            sources[name] = self.templates.sources.get(name, ("", ""))[0]
             for found in referenced_templates(sources[name]):
-                waiting.extend(self.env.loader.list_templates() if found is None else [found])
+                waiting.extend(self.templates.list_templates() if found is None else [found])
         return sources
 
-    def load(self, names: Iterable[str]) -> None:
-        """Compile these templates here, and those they extend, include or import, before the render workers
-        fork: they inherit them (instead of each compiling its own) and the build memo keeps them for the
-        next process."""
-        wanted = set(names)
-        for name, source in sorted(self._with_references(wanted).items()):
-            if name in wanted:
+    def compile(self, names: Iterable[str]) -> None:
+        """Compile these templates before the build's workers fork, so that they inherit them compiled (a
+        template that fails is left to the output that renders it, which reports it)."""
+        for name in sorted(set(names)):
+            try:
                 self.env.get_template(name)
-            elif source:  # a template named by an expression brings in every one, style.css too: one of those
-                with contextlib.suppress(TemplateError):  # that fails is reported by the page that renders it
-                    self.env.get_template(name)
+            except TemplateError:
+                pass
 
-    def compile_all(self) -> dict[str, bytes]:
-        """Compile every template (one that fails is left to the page that renders it, which reports it) and
-        return what COMPILED then holds: a build's forked helper sends this back (see build._templates_aside)."""
-        for name in self.env.loader.list_templates():
-            with contextlib.suppress(TemplateError):
-                self.env.get_template(name)
-        return COMPILED.compiled()
+    def source(self, name: str) -> str:
+        """A template's text as it is (a stylesheet is copied, not rendered)."""
+        return self.env.loader.get_source(self.env, name)[0]
 
     def render(self, name: str, **context: Any) -> str:
         return self.env.get_template(name).render(**context)
+
+
+def template_finding(root: Path, err: TemplateError) -> Finding:
+    """A broken template is bad input too: report the template line where it broke, not a traceback."""
+    name, line = getattr(err, "filename", None), getattr(err, "lineno", None)
+    if name is None:
+        dirs = [str(path.resolve()) for path in template_dirs(root)]
+        frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.startswith(tuple(dirs))]
+        name, line = (frames[-1].filename, frames[-1].lineno) if frames else ("templates", 1)
+    try:
+        shown = Path(name).resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        shown = str(name)
+    return Finding(shown, line or 1, 1, "LP900", f"template error: {err.message or err}")

@@ -1,30 +1,21 @@
-"""Stories grouped for list pages: editions, newsrooms and beats, paginated."""
+"""Stories grouped for list pages, by the kinds of list in site/kinds.py: every term's stories, newest first,
+paginated where the kind is; and the editions the front page shows."""
 
 from __future__ import annotations
 
-import operator
-from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 
 from ..content.config import SiteConfig
-from ..render.story_view import StoryView, Term
+from ..render.story_view import Term
+from ..render.teaser import Teaser
+from .kinds import KINDS, LIST_KINDS, ListKind
 
 
-def newest_first(views: list[StoryView]) -> list[StoryView]:
+def newest_first(stories: Sequence[Teaser]) -> list[Teaser]:
     """Newest published first; the URL breaks ties so the order never depends on input order."""
-    return sorted(views, key=lambda view: (view.published, view.path), reverse=True)
-
-
-@dataclass(frozen=True)
-class Edition:
-    """The stories published in one edition (an hour, `YYYY-MM-DDTHH`), newest first."""
-
-    id: str
-    label: str
-    path: str
-    stories: list[StoryView]
+    return sorted(stories, key=lambda story: (story.published, story.path), reverse=True)
 
 
 @dataclass(frozen=True)
@@ -39,28 +30,85 @@ class Pager:
 
 @dataclass(frozen=True)
 class Listing:
-    """One list page (a newsroom, a beat or an edition): what list.html renders."""
+    """One page of a list: what list.html renders."""
 
-    kind: str
+    kind: ListKind
     term: Term
     title: str
     description: str
     path: str
-    stories: list[StoryView]
+    stories: list[Teaser]
     pager: Pager | None
-    feeds: bool = False
 
 
-def editions(views: list[StoryView]) -> list[Edition]:
+@dataclass(frozen=True)
+class Edition:
+    """The stories of one edition, newest first, as the front page and the editions page show them."""
+
+    id: str
+    label: str
+    path: str
+    stories: list[Teaser]
+
+
+def grouped(stories: Sequence[Teaser], kind: ListKind) -> dict[str, list[Teaser]]:
+    """Each term of this kind that has stories, with its stories, newest first."""
+    ordered = newest_first(stories)
+    by_term: dict[str, list[Teaser]] = {}
+    for story in ordered:
+        by_term.setdefault(story.keys[kind.field], []).append(story)
+    return by_term
+
+
+def term_names(kind: ListKind, config: SiteConfig, found: dict[str, list[Teaser]]) -> dict[str, str]:
+    """Slug -> name of every term with a page: the declared ones in their order, else those found, newest first."""
+    if kind.declared:
+        return dict(kind.terms(config))
+    return {value: kind.term_name(value) if kind.term_name else value for value in sorted(found, reverse=True)}
+
+
+def listings(stories: Sequence[Teaser], config: SiteConfig) -> Iterator[Listing]:
+    """Every page of every term of every kind of list."""
+    for kind in LIST_KINDS:
+        found = grouped(stories, kind)
+        for slug, name in term_names(kind, config, found).items():
+            mine = found.get(slug, [])
+            term = Term(slug=slug, name=name, url=config.url(f"{kind.prefix}{slug}/"))
+            description = kind.describe(name, config, len(mine))
+            title = kind.title.format(name=name)
+            if not kind.paginated:
+                yield Listing(kind, term, title, description, f"{kind.prefix}{slug}/", mine, None)
+                continue
+            for path, chunk, pager in paginate(mine, f"{kind.prefix}{slug}/", config.page_size):
+                yield Listing(kind, term, title, description, path, chunk, pager)
+
+
+def paginate(stories: list[Teaser], path: str, page_size: int) -> list[tuple[str, list[Teaser], Pager]]:
+    """(page path, its stories, pager) for path, path + 'page/2/', ...; an empty list still has page 1."""
+    chunks = [stories[i:i + page_size] for i in range(0, len(stories), page_size)] or [[]]
+    paths = [path if n == 1 else f"{path}page/{n}/" for n in range(1, len(chunks) + 1)]
+    return [(paths[i], chunk, Pager(i + 1, len(chunks), paths[i - 1] if i else None,
+                                    paths[i + 1] if i + 1 < len(chunks) else None))
+            for i, chunk in enumerate(chunks)]
+
+
+def term_counts(stories: Sequence[Teaser], config: SiteConfig) -> dict[str, list[tuple[Term, int]]]:
+    """For each kind of list with declared terms, every term with its number of stories, in declaration order."""
+    counts = {}
+    for kind in LIST_KINDS:
+        if kind.declared:
+            found = grouped(stories, kind)
+            counts[kind.name] = [(Term(slug=slug, name=name, url=config.url(f"{kind.prefix}{slug}/")),
+                                  len(found.get(slug, []))) for slug, name in kind.terms(config).items()]
+    return counts
+
+
+def editions(stories: Sequence[Teaser]) -> list[Edition]:
     """Stories grouped by edition, the newest edition first."""
-    ordered = sorted(newest_first(views), key=lambda view: view.edition, reverse=True)
-    return [Edition(key, edition_label(key), f"/editions/{key}/", newest_first(list(group)))
-            for key, group in groupby(ordered, key=lambda view: view.edition)]
-
-
-def edition_label(edition: str) -> str:
-    """2026-11-27T10 -> 2026-11-27 10:00 UTC, the way every other time on the site reads."""
-    return f"{edition[:10]} {edition[11:13]}:00 UTC"
+    kind = KINDS["edition"]
+    ordered = sorted(newest_first(stories), key=lambda story: story.keys[kind.field], reverse=True)
+    return [Edition(key, kind.term_name(key), f"{kind.prefix}{key}/", newest_first(list(group)))
+            for key, group in groupby(ordered, key=lambda story: story.keys[kind.field])]
 
 
 def front_editions(all_editions: list[Edition], page_size: int) -> list[Edition]:
@@ -71,45 +119,3 @@ def front_editions(all_editions: list[Edition], page_size: int) -> list[Edition]
             break
         shown.append(edition)
     return shown
-
-
-def paginate(stories: list[StoryView], path: str, page_size: int) -> list[tuple[str, list[StoryView], Pager]]:
-    """(page path, its stories, pager) for path, path + 'page/2/', ...; an empty list still has page 1."""
-    chunks = [stories[i:i + page_size] for i in range(0, len(stories), page_size)] or [[]]
-    paths = [path if n == 1 else f"{path}page/{n}/" for n in range(1, len(chunks) + 1)]
-    return [(paths[i], chunk, Pager(i + 1, len(chunks), paths[i - 1] if i else None,
-                                    paths[i + 1] if i + 1 < len(chunks) else None))
-            for i, chunk in enumerate(chunks)]
-
-
-def term_listings(views: list[StoryView], config: SiteConfig, kind: str) -> Iterator[Listing]:
-    """Every page of every declared newsroom (kind 'newsroom') or beat (kind 'beat'), in declaration order."""
-    names = config.newsrooms if kind == "newsroom" else config.beats
-    by_term: dict[str, list[StoryView]] = {}
-    slug_of = operator.attrgetter(f"{kind}_slug")
-    for view in newest_first(views):
-        by_term.setdefault(slug_of(view), []).append(view)
-    for slug, name in names.items():
-        term = Term(slug=slug, name=name, url=config.url(f"/{kind}s/{slug}/"))
-        mine = by_term.get(slug, [])
-        description = (f"Every story from the {name} newsroom, newest first." if kind == "newsroom"
-                       else f"Every story on the {name} beat, newest first.")
-        for path, chunk, pager in paginate(mine, f"/{kind}s/{slug}/", config.page_size):
-            yield Listing(kind, term, name, description, path, chunk, pager, feeds=kind == "newsroom")
-
-
-def term_counts(views: list[StoryView], config: SiteConfig, kind: str) -> list[tuple[Term, int]]:
-    """Each declared newsroom or beat with its number of stories, in declaration order."""
-    names = config.newsrooms if kind == "newsroom" else config.beats
-    counts = Counter(map(operator.attrgetter(f"{kind}_slug"), views))
-    return [(Term(slug=slug, name=name, url=config.url(f"/{kind}s/{slug}/")), counts[slug])
-            for slug, name in names.items()]
-
-
-def edition_listings(all_editions: list[Edition], config: SiteConfig) -> Iterator[Listing]:
-    for edition in all_editions:
-        term = Term(slug=edition.id, name=edition.label, url=config.url(edition.path))
-        count = len(edition.stories)
-        description = f"The {edition.label} edition of {config.title}: {count} stor{'y' if count == 1 else 'ies'}."
-        yield Listing("edition", term, f"Edition of {edition.label}", description, edition.path, edition.stories,
-                      None)

@@ -1,34 +1,29 @@
-"""manifests/<id>/index.html and index.json: each source record with its claims and backlinks."""
+"""manifests/<id>/index.html and index.json: each source record with its claims and the stories citing it."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterator
-from functools import partial
+from collections.abc import Iterator
 
 from ..content.config import SiteConfig
 from ..content.models import ManifestFile
-from ..render.manifest_view import ManifestView, manifest_view
-from ..render.story_view import StoryView
-from ..render.templates import Renderer
-from .plans import Mark, Plan, marks
+from ..render.manifest_view import manifest_view
+from ..render.teaser import Teaser
+from .outputs import Output, Site, producer
 
 
-def manifest_plans(manifests: dict[str, ManifestFile], views: list[StoryView], renderer: Renderer,
-                   config: SiteConfig, mark: Mark) -> Iterator[Plan]:
-    """manifests/<id>/index.html and index.json: each record with its claims and backlinks."""
-    citing: dict[str, list[StoryView]] = {}
-    for view in views:
-        for manifest_id in view.ledger_claims:
-            citing.setdefault(manifest_id, []).append(view)
-    for manifest_id in sorted(manifests):
-        found, mine = manifests[manifest_id], citing.get(manifest_id, [])
-        page = functools.cache(partial(manifest_view, found, mine, config))
-        inputs = (found.digest, tuple(sorted(marks(mine, mark))))
+@producer()
+def manifest_pages(site: Site) -> Iterator[Output]:
+    citing: dict[str, list[Teaser]] = {}
+    for story in site.stories:
+        for manifest_id in story.cited_manifest_ids:
+            citing.setdefault(manifest_id, []).append(story)
+    for manifest_id in sorted(site.manifests):
+        found = site.manifests[manifest_id]
+        context = {"found": found, "citing": citing.get(manifest_id, [])}
         for suffix in ("html", "json"):
-            yield Plan(f"manifests/{manifest_id}/index.{suffix}", found.path, f"manifest.{suffix}", inputs,
-                       partial(_manifest_page, renderer, f"manifest.{suffix}", page))
+            yield Output(f"manifests/{manifest_id}/index.{suffix}", found.path, f"manifest.{suffix}", context,
+                         view=manifest_context)
 
 
-def _manifest_page(renderer: Renderer, template: str, page: Callable[[], ManifestView]) -> str:
-    return renderer.render(template, manifest=page())
+def manifest_context(config: SiteConfig, found: ManifestFile, citing: list[Teaser]) -> dict:
+    return {"manifest": manifest_view(found, citing, config)}

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from collections.abc import Iterable
-from functools import partial
+from collections.abc import Iterable, Iterator, Sequence
 
-from ..content.config import SiteConfig
-from ..render.story_view import StoryView
-from ..render.templates import Renderer
+from ..render.teaser import Teaser
+from .kinds import LIST_KINDS
 from .lists import newest_first
-from .plans import EPOCH, NOT_IN_SITEMAP, SITE_TOML, Mark, Plan, marks
+from .outputs import SITE_TOML, Output, Site, producer
 
 NEWS_WINDOW = dt.timedelta(hours=48)
-
-
 NEWS_LIMIT = 1000
+EPOCH = "1970-01-01T00:00:00Z"
+NOT_IN_SITEMAP = ("404.html", "search/index.html")
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -27,9 +25,9 @@ def _moment(value: str) -> dt.datetime:
     return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
 
 
-def modified(view: StoryView) -> str:
+def modified(story: Teaser) -> str:
     """When a story last changed, as a UTC date-time: its `updated`, never before it was published."""
-    return _modified(view.updated, view.published)
+    return _modified(story.updated, story.published)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -38,17 +36,15 @@ def _modified(updated: str, published: str) -> str:
     return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def sitemap_plans(views: list[StoryView], files: Iterable[str], renderer: Renderer, config: SiteConfig,
-                  mark: Mark) -> list[Plan]:
+@producer(last=True)
+def sitemaps(site: Site) -> Iterator[Output]:
     """sitemap.xml (every HTML page with its lastmod) and news-sitemap.xml (the last 48 hours of stories)."""
-    lastmods = page_lastmods(views, files)
-    urls = [{"loc": config.url("/" + path.removesuffix("index.html")), "lastmod": lastmods[path]}
+    lastmods = page_lastmods(site.stories, site.paths)
+    urls = [{"loc": site.config.url("/" + path.removesuffix("index.html")), "lastmod": lastmods[path]}
             for path in sorted(lastmods)]
-    news, language = news_stories(views), news_language(config.language)
-    return [Plan("sitemap.xml", SITE_TOML, "sitemap.xml", tuple(sorted(lastmods.items())),
-                 partial(renderer.render, "sitemap.xml", urls=urls)),
-            Plan("news-sitemap.xml", SITE_TOML, "news-sitemap.xml", (language, marks(news, mark)),
-                 partial(renderer.render, "news-sitemap.xml", stories=news, language=language))]
+    yield Output("sitemap.xml", SITE_TOML, "sitemap.xml", {"urls": urls})
+    yield Output("news-sitemap.xml", SITE_TOML, "news-sitemap.xml",
+                 {"stories": news_stories(site.stories), "language": news_language(site.config.language)})
 
 
 def news_language(language: str) -> str:
@@ -57,14 +53,14 @@ def news_language(language: str) -> str:
     return code if code in ("zh-cn", "zh-tw") else code.split("-")[0]
 
 
-def page_lastmods(views: list[StoryView], files: Iterable[str]) -> dict[str, str]:
+def page_lastmods(stories: Sequence[Teaser], files: Iterable[str]) -> dict[str, str]:
     """{output path: lastmod} for every HTML page worth indexing: the newest change among the stories it shows
-    (a list page: its whole newsroom, beat or edition; a manifest page: the stories citing it; others: the site)."""
+    (a list page: its whole term; a manifest page: the stories citing it; others: the whole site)."""
     newest: dict[tuple[str, str], str] = {}
-    for view in views:
-        changed = modified(view)
-        keys = [("stories", view.path), ("newsrooms", view.newsroom_slug), ("beats", view.beat_slug),
-                ("editions", view.edition), *(("manifests", i) for i in view.cited_manifest_ids)]
+    for story in stories:
+        changed = modified(story)
+        keys = [("stories", story.path), *((kind.prefix.strip("/"), story.keys[kind.field]) for kind in LIST_KINDS),
+                *(("manifests", i) for i in story.cited_manifest_ids)]
         for key in keys:
             newest[key] = max(newest.get(key, changed), changed)
     site_wide = max(newest.values(), default=EPOCH)
@@ -78,10 +74,10 @@ def page_lastmods(views: list[StoryView], files: Iterable[str]) -> dict[str, str
     return lastmods
 
 
-def news_stories(views: list[StoryView]) -> list[StoryView]:
+def news_stories(stories: Sequence[Teaser]) -> list[Teaser]:
     """Stories published in the 48 hours up to the newest story, newest first, at most 1,000."""
-    ordered = newest_first(views)
+    ordered = newest_first(stories)
     if not ordered:
         return []
     start = _moment(ordered[0].published) - NEWS_WINDOW
-    return [view for view in ordered if _moment(view.published) >= start][:NEWS_LIMIT]
+    return [story for story in ordered if _moment(story.published) >= start][:NEWS_LIMIT]

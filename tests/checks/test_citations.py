@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.prepare import check_site
+from generator.engine.check import check_site
 from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
 
 

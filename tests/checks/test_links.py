@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.prepare import check_site
 from generator.checks.links import refused_links
+from generator.engine.check import check_site
 from tests.conftest import STORY, STORY_PATH, base_files, write_tree
 
 

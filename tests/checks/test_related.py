@@ -6,8 +6,8 @@ from pathlib import Path
 
 from click.testing import CliRunner
 
-from generator.prepare import check_site
 from generator.cli import cli
+from generator.engine.check import check_site
 from tests.conftest import SITE_TOML, STORY, STORY_PATH, base_files, write_tree
 
 

@@ -1,0 +1,28 @@
+"""Where things are in a site and in this package: the standard library only (a build with nothing to do reads
+this before it imports anything else)."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent  # the generator package
+CACHE_DIR = ".ledgerpress-cache"
+
+
+def builtin_templates() -> Path:
+    """Our template set: packaged beside the code in a wheel, or the repository's templates/."""
+    packaged = PACKAGE / "_templates"
+    return packaged if packaged.is_dir() else PACKAGE.parent / "templates"
+
+
+def template_dirs(root: Path) -> list[Path]:
+    """The site's own templates/ first (if any), each missing template falling back to ours."""
+    own = root / "templates"
+    ours = builtin_templates()
+    return [own, ours] if own.is_dir() and own.resolve() != ours.resolve() else [ours]
+
+
+def file_digest(data: bytes) -> str:
+    """The digest of a file's bytes (SHA-256 cut to 128 bits): what every stage compares files by."""
+    return hashlib.sha256(data).hexdigest()[:32]

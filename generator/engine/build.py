@@ -1,0 +1,178 @@
+"""The pipeline: read and check the site, then make every output whose inputs changed (all of them, without a
+memo) into an output store; the store keeps the rest as they were. Nothing is made if an error remains."""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from jinja2 import TemplateError
+
+from ..content.findings import Finding
+from ..content.manifests import ManifestChanged
+from ..output.store import OutputStore
+from ..render.teaser import Teaser
+from ..render.templates import Renderer, template_finding
+from ..site.kinds import navigation
+from .check import Checked, check_site
+from .memo import Memo, PageRecord
+from .pages import (
+    PageMaking,
+    collisions,
+    make_outputs,
+    output_fingerprint,
+    site_outputs,
+    stale_outputs,
+)
+from .pool import default_jobs
+from .read import Spill, StoryChanged
+from .stories import (
+    STORY_TEMPLATES,
+    Making,
+    make_stories,
+    related_stories,
+    stale_stories,
+    story_jobs,
+)
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass(frozen=True)
+class Options:
+    drafts: bool = False         # build the stories marked draft: true
+    base_url: str | None = None  # instead of site.toml's
+    jobs: int | None = None      # processes (default: every core)
+    search: bool = True          # make the search index (without it, the store keeps the last one)
+
+
+@dataclass
+class BuildResult:
+    """The findings; on success every output's digest by path (what the store must hold after commit), the
+    counts for the summary, and the memo for the next build."""
+
+    findings: list[Finding]
+    outputs: dict[str, str] = field(default_factory=dict)
+    stories: int = 0
+    pages: int = 0
+    made: int = 0
+    seconds: float = 0.0
+    memo: Memo | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not any(finding.severity == "error" for finding in self.findings)
+
+
+def build_site(root: Path, store: OutputStore, options: Options = Options(), memo: Memo | None = None,
+               digests: Mapping[str, str] | None = None, progress: Progress | None = None,
+               memo_key: tuple[str, str] = ("", "")) -> BuildResult:
+    """Check, then make the outputs the store does not hold already. `memo`: the last good build's (for the
+    same key), with `digests` (each content file's, by path as shown, as a scan found it) telling which of
+    its records still hold; `memo_key`: (key, options) the next memo is made for."""
+    started = time.perf_counter()
+    jobs = options.jobs or default_jobs()
+    spill = Spill()
+    try:
+        checked = check_site(root, options.drafts, options.base_url, jobs, memo, digests, spill, progress)
+        result = BuildResult(checked.findings)
+        if result.ok and checked.config is not None:
+            try:
+                _make(root, checked, store, spill, options, jobs, memo, memo_key, result, progress)
+            except TemplateError as err:
+                _failed(result, template_finding(root, err))
+            except (ManifestChanged, StoryChanged) as err:
+                _failed(result, Finding(str(err), 1, 1, "LP001", "the file changed while the site was being built; "
+                                                              "build again"))
+    finally:
+        spill.close()
+    result.seconds = time.perf_counter() - started
+    return result
+
+
+def _failed(result: BuildResult, finding: Finding) -> None:
+    result.findings = [*result.findings, finding]
+    result.outputs, result.memo = {}, None
+
+
+def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, options: Options, jobs: int,
+          memo: Memo | None, memo_key: tuple[str, str], result: BuildResult, progress: Progress | None) -> None:
+    config = checked.config
+    renderer = Renderer(root, config, navigation(config))
+    related, related_kept = related_stories(checked, memo)
+    story_list = story_jobs(checked, related)
+    templates = renderer.digest(*STORY_TEMPLATES)
+    stale = stale_stories(story_list, checked.records, templates, store.holds)
+    if stale:
+        renderer.compile(STORY_TEMPLATES)
+    making = Making(str(root), config, checked.manifests, renderer, templates, store, spill, checked.spilled)
+    made = make_stories(making, stale, jobs, progress)
+    records = dict(checked.records)
+    teasers, outputs, sources = [], {}, {}
+    for job in story_list:
+        record = records[job.path]
+        rendered = made.get(job.path, record.rendered)
+        records[job.path] = dataclasses.replace(record, rendered=rendered)
+        teasers.append(Teaser(rendered.teaser, rendered.teaser_fingerprint, rendered.keys))
+        outputs.update(rendered.outputs)
+        sources.update(dict.fromkeys(rendered.outputs, job.path))
+    pages = _make_pages(checked, renderer, store, teasers, outputs, sources, memo, jobs, result)
+    if not result.ok:
+        return
+    search = _search(store, outputs, options, memo, result)
+    result.outputs = {**outputs, **search}
+    result.stories = len(story_list)
+    result.pages = sum(path.endswith(".html") for path in pages)
+    result.made += 3 * len(stale)
+    kept_scores = {pair: score for pair, score in checked.scores.items()
+                   if set(pair) <= {record.digest for record in records.values()}}
+    result.memo = Memo(memo_key[0], memo_key[1], checked.manifest_records, records, pages, checked.repeats,
+                       related_kept, kept_scores, search)
+
+
+def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, teasers: list[Teaser],
+                outputs: dict[str, str], sources: dict[str, str], memo: Memo | None, jobs: int,
+                result: BuildResult) -> dict[str, PageRecord]:
+    """The site's other outputs: made when what they are made from moved; their records, by path."""
+    config = checked.config
+    planned = site_outputs(config, teasers, checked.manifests, checked.pages, sorted(outputs))
+    clashes = collisions(planned, sources)
+    if clashes:
+        result.findings = [*result.findings, *clashes]
+        return {}
+    prints = [output_fingerprint(output, renderer) for output in planned]
+    stale = stale_outputs(planned, prints, memo.pages if memo else {}, store.holds)
+    todo = [planned[n] for n in stale]
+    renderer.compile(output.template for output in todo if output.template and not output.raw)
+    made = {receipt.path: receipt.digest for receipt in make_outputs(PageMaking(config, renderer, store), todo, jobs)}
+    pages = {}
+    for output, made_from in zip(planned, prints):
+        code = made[output.path] if output.path in made else memo.pages[output.path].digest
+        pages[output.path] = PageRecord(made_from, code, output.source)
+        outputs[output.path] = code
+    result.made += len(todo)
+    return pages
+
+
+def _search(store: OutputStore, outputs: dict[str, str], options: Options, memo: Memo | None,
+            result: BuildResult) -> dict[str, str]:
+    """The search index over every HTML page; without search, the index the store holds from an earlier build."""
+    if not options.search:
+        kept = memo.search if memo else {}
+        return {path: code for path, code in kept.items() if store.holds(path, code)}
+    from ..site.search import (
+        search_index,  # only here: it brings asyncio, which a build without search need not load
+    )
+
+    found = search_index({path: store.read(path) for path in sorted(outputs) if path.endswith(".html")})
+    result.findings = [*result.findings, *found.notes]
+    index = {}
+    for path, data in found.files.items():
+        receipt = store.put(path, data)
+        store.receive(receipt)
+        index[path] = receipt.digest
+    result.made += len(index)
+    return index

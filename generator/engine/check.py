@@ -1,0 +1,157 @@
+"""Reading and checking the whole site: site.toml, the manifests, every story (read on every core, unless the
+memo holds the same bytes read against the same manifests), the plain pages, then the site-wide rules.
+`ledgerpress check` stops here; a build renders what this returns."""
+
+from __future__ import annotations
+
+import datetime as dt
+import functools
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..analysis.repeats import RepeatIndex, site_repeats
+from ..checks import Report, SiteIndex, run_checks
+from ..content.config import CONFIG_NAME, SiteConfig, load_config
+from ..content.findings import Finding
+from ..content.manifests import KnownManifest, load_manifest
+from ..content.models import ManifestFile, Page, StoryBrief, StoryFile
+from ..content.pages import load_page, page_files
+from ..content.source import listed
+from ..content.stories import story_body, story_files
+from .memo import Memo, restored, snapshot
+from .pool import run_all
+from .read import Reading, Spill, Spilled, read_story
+from .records import ManifestRecord, StoryRecord
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class Checked:
+    """The site as read and checked. `records`: every story file, drafts too, by path; `stories`: the site's
+    stories (a draft only when drafts are built); `fresh`: the stories read this time (the rest came from the
+    memo); `spilled`: where the sections of the fresh ones wait."""
+
+    config: SiteConfig | None
+    report: Report
+    manifests: dict[str, ManifestFile | KnownManifest] = field(default_factory=dict)
+    manifest_records: dict[str, ManifestRecord] = field(default_factory=dict)
+    records: dict[str, StoryRecord] = field(default_factory=dict)
+    stories: list[StoryBrief] = field(default_factory=list)
+    pages: list[Page] = field(default_factory=list)
+    fresh: set[str] = field(default_factory=set)
+    spilled: dict[str, Spilled] = field(default_factory=dict)
+    repeats: bytes | None = None
+    scores: dict[tuple[str, str], float] = field(default_factory=dict)
+
+    @property
+    def findings(self) -> list[Finding]:
+        return self.report.findings
+
+
+def check_site(root: Path, drafts: bool = True, base_url: str | None = None, jobs: int = 1, memo: Memo | None = None,
+               digests: Mapping[str, str] | None = None, spill: Spill | None = None,
+               progress: Progress | None = None) -> Checked:
+    """Read and check everything. With a memo, `digests` (the digest of each content file, by its path as
+    shown, as a scan found it) says which stories and manifests the memo holds unchanged."""
+    config, findings = load_config(root / "content" / CONFIG_NAME, base_url, f"content/{CONFIG_NAME}")
+    if config is None:
+        return Checked(None, Report(sorted(findings), {}))
+    digests = digests if memo is not None and digests is not None else {}
+    checked = Checked(config, Report([], {}))
+    found = [*findings, *_read_manifests(root, checked, memo, digests)]
+    found.extend(_read_stories(root, checked, memo, digests, jobs, spill, progress))
+    for path, shown in page_files(root):
+        page, problems = load_page(path, shown, root / "content" / "pages")
+        found.extend(problems)
+        if page is not None:
+            checked.pages.append(page)
+    members = [record for record in checked.records.values() if record.brief and (drafts or not record.draft)]
+    checked.stories = [record.brief for record in members]
+    site = SiteIndex(config, checked.manifests, checked.stories, pages=checked.pages, root=root,
+                     broken=[StoryFile(r.path, "", 0) for r in checked.records.values() if r.brief is None],
+                     config_path=f"content/{CONFIG_NAME}")
+    site.repeats = _repeats(root, checked, members, memo)
+    report = run_checks(site, found)
+    checked.report = report if drafts else _drafts_warn(report, checked.records)
+    return checked
+
+
+def _read_manifests(root: Path, checked: Checked, memo: Memo | None, digests: Mapping[str, str]) -> list[Finding]:
+    """Every manifest file: read now, or known by id from the memo when its bytes are the same."""
+    findings: list[Finding] = []
+    folder = root / "content" / "manifests"
+    for name in listed(folder, ".json"):
+        shown, path = f"content/manifests/{name}", os.path.join(folder, name)
+        before = memo.manifests.get(shown) if memo else None
+        if before is not None and before.digest == digests.get(shown) and before.id and not before.findings:
+            checked.manifests.setdefault(before.id, KnownManifest(shown, path, before.id, before.digest))
+            checked.manifest_records[shown] = before
+            continue
+        try:
+            found, problems = load_manifest(path, shown)
+        except OSError as err:
+            found, problems = None, [Finding(shown, 1, 1, "LP100", f"cannot read the file: {err.strerror}")]
+        findings.extend(problems)
+        if found is not None:
+            checked.manifests.setdefault(found.manifest.id, found)
+        checked.manifest_records[shown] = ManifestRecord(found.digest if found else "", found.id if found else None,
+                                                         problems)
+    return findings
+
+
+def _read_stories(root: Path, checked: Checked, memo: Memo | None, digests: Mapping[str, str], jobs: int,
+                  spill: Spill | None, progress: Progress | None) -> list[Finding]:
+    """Every story file's record: the memo's where its bytes and the manifests it refers to are the same,
+    else read now (on every core); their findings."""
+    files = [shown for _, shown in story_files(root)]
+    known = {shown: record for shown in files
+             if (record := memo.stories.get(shown) if memo else None) is not None
+             and record.digest == digests.get(shown) and _same_refs(record, checked.manifests)}
+    fresh = [shown for shown in files if shown not in known]
+    checked.fresh = set(fresh)
+    reading = Reading(str(root), checked.config, checked.manifests, spill)
+    results = run_all(read_story, reading, fresh, jobs)
+    findings: list[Finding] = []
+    for done, shown in enumerate(files, start=1):
+        record = known.get(shown)
+        if record is None:
+            record, spilled = next(results)
+            if spilled is not None:
+                checked.spilled[shown] = spilled
+            if record.features is not None:
+                record.features = record.features.interned()
+        checked.records[shown] = record
+        findings.extend(record.findings)
+        if progress:
+            progress("read", done, len(files))
+    return findings
+
+
+def _same_refs(record: StoryRecord, manifests: Mapping[str, ManifestFile]) -> bool:
+    return all((manifests[i].digest if i in manifests else "") == code for i, code in record.refs.items())
+
+
+def _repeats(root: Path, checked: Checked, members: list[StoryRecord], memo: Memo | None) -> list:
+    """LP040's pairs, from the memo's index updated for the stories read again, or a new index."""
+    config = checked.config
+    kept: RepeatIndex | None = None
+    if memo is not None and memo.repeats is not None:
+        kept = RepeatIndex.restore(restored(memo.repeats))
+    checked.scores = dict(memo.scores) if memo else {}
+    known = {record.path: record.features for record in members}
+    found, index = site_repeats([record.brief for record in members], known, functools.partial(story_body, root),
+                                {record.path: record.digest for record in members}, config.duplicate_threshold,
+                                dt.timedelta(days=config.duplicate_window_days), kept, checked.fresh, checked.scores)
+    checked.repeats = snapshot(index.snapshot())
+    return found
+
+
+def _drafts_warn(report: Report, records: Mapping[str, StoryRecord]) -> Report:
+    """A draft is checked, but not built: what is wrong in it is a warning until it is published."""
+    drafts = {path for path, record in records.items() if record.draft}
+    findings = [Finding(f.path, f.line, f.col, f.code, f.message, "warning") if f.path in drafts else f
+                for f in report.findings]
+    return Report(findings, report.passed)

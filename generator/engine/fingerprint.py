@@ -1,0 +1,73 @@
+"""The fingerprint of what an output is made from: every value it is given, walked whole, so that an output is
+made again exactly when something it was given changed (no list of its inputs is kept by hand)."""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import functools
+import hashlib
+from collections.abc import Callable
+from typing import Any
+
+from pydantic import BaseModel
+
+
+def fingerprint(*values: Any) -> str:
+    """A digest of values: equal values give equal digests, and values of other types or shapes differ.
+    An object with a `fingerprint` attribute (a string) stands for the content it is the digest of."""
+    hasher = hashlib.blake2b(digest_size=16)
+    for value in values:
+        _feed(hasher.update, value)
+    return hasher.hexdigest()
+
+
+def _feed(update: Callable[[bytes], None], value: Any) -> None:
+    kind = type(value)
+    if kind is str:
+        data = value.encode("utf-8", "surrogatepass")
+        update(b"s%d:" % len(data) + data)
+    elif value is None or kind in (bool, int, float):
+        update(b"v" + repr(value).encode() + b";")
+    elif kind in (list, tuple):
+        update(b"l%d:" % len(value))
+        for item in value:
+            _feed(update, item)
+    elif kind is dict:
+        update(b"d%d:" % len(value))
+        for key, item in value.items():
+            _feed(update, key)
+            _feed(update, item)
+    elif isinstance(getattr(value, "fingerprint", None), str):
+        update(b"f" + value.fingerprint.encode() + b";")
+    else:
+        _feed_other(update, value)
+
+
+def _feed_other(update: Callable[[bytes], None], value: Any) -> None:
+    if isinstance(value, BaseModel):
+        update(type(value).__qualname__.encode() + b"(")
+        _feed(update, value.model_dump(mode="json"))
+    elif dataclasses.is_dataclass(value) and not isinstance(value, type):
+        update(type(value).__qualname__.encode() + b"(")
+        for found in dataclasses.fields(value):
+            _feed(update, getattr(value, found.name))
+    elif isinstance(value, tuple):  # a named tuple
+        update(type(value).__qualname__.encode() + b"(")
+        _feed(update, tuple(value))
+    elif isinstance(value, bytes):
+        update(b"b%d:" % len(value) + value)
+    elif isinstance(value, (dt.date, dt.datetime)):
+        update(b"t" + value.isoformat().encode() + b";")
+    elif isinstance(value, (set, frozenset)):
+        _feed(update, sorted(value))
+    elif isinstance(value, functools.partial):
+        _feed(update, (_name(value.func), value.args, value.keywords))
+    elif callable(value):
+        update(b"c" + _name(value).encode() + b";")
+    else:
+        raise TypeError(f"cannot take the fingerprint of a {type(value).__name__}")
+
+
+def _name(func: Callable) -> str:
+    return f"{getattr(func, '__module__', '')}.{getattr(func, '__qualname__', repr(func))}"

@@ -1,0 +1,86 @@
+"""The site's other outputs (site/): what each producer says it makes, which of those the memo and the store
+hold already as they would be made now, and the making of the rest."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from ..content.config import SiteConfig
+from ..content.findings import Finding
+from ..content.models import ManifestFile, Page
+from ..output.store import OutputStore, Receipt
+from ..render.teaser import Teaser
+from ..render.templates import Renderer
+from ..site import LAST, PRODUCERS, Output, Site
+from .fingerprint import fingerprint
+from .memo import PageRecord
+from .pool import run_all
+
+PER_WORKER = 64  # site outputs are quick to make: fewer than this a process are made here
+
+
+def site_outputs(config: SiteConfig, stories: Sequence[Teaser], manifests: Mapping[str, ManifestFile],
+                 pages: Sequence[Page], story_paths: Sequence[str]) -> list[Output]:
+    """Every output the producers make; the last ones are told every other output's path."""
+    site = Site(config, stories, manifests, pages)
+    outputs = [output for produce in PRODUCERS for output in produce(site)]
+    site.paths = sorted({*story_paths, *(output.path for output in outputs)})
+    outputs.extend(output for produce in LAST for output in produce(site))
+    return outputs
+
+
+def collisions(outputs: Sequence[Output], taken: Mapping[str, str]) -> list[Finding]:
+    """LP011 for each output whose path another output (or a story variant, in `taken`) has already."""
+    owners = dict(taken)
+    findings = []
+    for output in outputs:
+        if output.path in owners:
+            url = "/" + output.path.removesuffix("index.html")
+            findings.append(Finding(output.source, 1, 1, "LP011", f"same URL {url} as {owners[output.path]}"))
+        else:
+            owners[output.path] = output.source
+    return findings
+
+
+def output_fingerprint(output: Output, renderer: Renderer) -> str:
+    """All an output is made from (besides site.toml): its template and all that it includes, and its context."""
+    template = renderer.digest(output.template) if output.template else ""
+    return fingerprint(output.path, output.template, template, output.raw, output.make, output.view, output.context)
+
+
+def stale_outputs(outputs: Sequence[Output], prints: Sequence[str], records: Mapping[str, PageRecord],
+                  holds: Callable[[str, str], bool]) -> list[int]:
+    """The positions of the outputs to make: those the memo does not show made from the same fingerprint,
+    and those the store no longer holds as made."""
+    return [n for n, (output, made) in enumerate(zip(outputs, prints))
+            if (record := records.get(output.path)) is None or record.fingerprint != made
+            or not holds(output.path, record.digest)]
+
+
+@dataclass(frozen=True)
+class PageMaking:
+    """What making a site output needs (forked workers inherit it)."""
+
+    config: SiteConfig
+    renderer: Renderer
+    store: OutputStore
+
+
+def make_output(making: PageMaking, output: Output) -> Receipt:
+    if output.template is None:
+        text = output.make(making.config, **output.context)
+    elif output.raw:
+        text = making.renderer.source(output.template)
+    else:
+        context = output.view(making.config, **output.context) if output.view else output.context
+        text = making.renderer.render(output.template, **context)
+    return making.store.put(output.path, text.encode("utf-8"))
+
+
+def make_outputs(making: PageMaking, outputs: list[Output], workers: int) -> list[Receipt]:
+    """Make these outputs, on every core when there are many; put each in the store."""
+    receipts = list(run_all(make_output, making, outputs, workers, min_per_job=PER_WORKER))
+    for receipt in receipts:
+        making.store.receive(receipt)
+    return receipts

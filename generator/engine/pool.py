@@ -1,0 +1,51 @@
+"""Per-story work on every core: a pool of forked processes (they inherit what this one holds), or this one."""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+import signal
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from typing import Any, TypeVar
+
+Item = TypeVar("Item")
+Result = TypeVar("Result")
+
+MIN_PER_JOB = 16  # fewer items a process are done sooner here than a pool starts
+
+
+def default_jobs() -> int:
+    """All the cores this process may use."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
+
+
+def run_all(func: Callable[[Any, Item], Result], context: Any, items: Sequence[Item], jobs: int,
+            min_per_job: int = MIN_PER_JOB) -> Iterator[Result]:
+    """func(context, item) for each item, in order: on a fresh pool of up to `jobs` processes forked from this
+    one (so `context`, read-only, is theirs without being sent), or in this process when one is enough."""
+    count = min(jobs, len(items) // min_per_job)
+    if count <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+        yield from (func(context, item) for item in items)
+        return
+    chunk = max(1, min(32, len(items) // (count * 16)))  # about 16 chunks a worker: they finish together
+    _CONTEXT[0] = context
+    pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts)
+    try:
+        yield from pool.map(functools.partial(_call, func), items, chunksize=chunk)
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
+        _CONTEXT[0] = None
+
+
+_CONTEXT: list[Any] = [None]  # what the workers of the running pool inherit
+
+
+def _call(func: Callable[[Any, Item], Result], item: Item) -> Result:
+    return func(_CONTEXT[0], item)
+
+
+def _ignore_interrupts() -> None:
+    """Ctrl-C is the parent's to handle (it shuts the pool down): workers must not each print a traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)

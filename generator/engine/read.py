@@ -1,0 +1,148 @@
+"""Reading story files, on every core: each file parsed once, checked by its local rules, and (when building)
+its body rendered into sections that wait in a scratch file for the story's pages."""
+
+from __future__ import annotations
+
+import os
+import pickle
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from ..analysis.related import story_citations
+from ..analysis.similarity import features
+from ..checks import local_findings
+from ..content.body import parse_body
+from ..content.config import SiteConfig
+from ..content.findings import Finding, SourceMap
+from ..content.layout import file_digest
+from ..content.models import ManifestFile, Story
+from ..content.stories import load_story
+from ..render.story_view import SectionView, section_rows, sections_of
+from .records import StoryRecord
+
+
+class Spilled(NamedTuple):
+    """Where one story's rendered sections wait: a scratch file, an offset, a size."""
+
+    name: str
+    offset: int
+    size: int
+
+
+class Spill:
+    """Rendered story bodies waiting for their pages, on disk (in the page cache), not in the build's memory:
+    a large site's bodies are a gigabyte. Each process appends to a scratch file of its own in a folder of
+    the system's temporary folder; close() removes it, and a build removes those of builds that were killed."""
+
+    PREFIX = "ledgerpress-spill-"
+
+    def __init__(self) -> None:
+        _remove_orphans(self.PREFIX)
+        self.folder = tempfile.mkdtemp(prefix=f"{self.PREFIX}{os.getpid()}-")
+        self._writer: tuple[int, str, int] | None = None  # (process id, file, descriptor) of this process
+
+    def put(self, data: bytes) -> Spilled:
+        if self._writer is None or self._writer[0] != os.getpid():  # a forked worker writes a file of its own
+            name = os.path.join(self.folder, str(os.getpid()))
+            self._writer = (os.getpid(), name, os.open(name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
+        _, name, descriptor = self._writer
+        offset = os.lseek(descriptor, 0, os.SEEK_END)
+        view = memoryview(data)
+        while view:
+            view = view[os.write(descriptor, view):]
+        return Spilled(name, offset, len(data))
+
+    def get(self, spilled: Spilled) -> bytes:
+        with open(spilled.name, "rb") as source:
+            source.seek(spilled.offset)
+            return source.read(spilled.size)
+
+    def close(self) -> None:
+        if self._writer is not None and self._writer[0] == os.getpid():
+            os.close(self._writer[2])
+        self._writer = None
+        shutil.rmtree(self.folder, ignore_errors=True)
+
+
+def _remove_orphans(prefix: str) -> None:
+    """Scratch folders of builds whose process is gone (killed before they could remove their own)."""
+    top = tempfile.gettempdir()
+    for name in os.listdir(top):
+        if name.startswith(prefix):
+            pid = name[len(prefix):].split("-", 1)[0]
+            if pid.isdigit() and not _alive(int(pid)):
+                shutil.rmtree(os.path.join(top, name), ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@dataclass(frozen=True)
+class Reading:
+    """What reading a story needs besides its file: the site's settings and manifests, and (when building) where
+    to put its sections."""
+
+    root: str
+    config: SiteConfig
+    manifests: Mapping[str, ManifestFile]
+    spill: Spill | None
+
+
+def read_story(reading: Reading, shown: str) -> tuple[StoryRecord, Spilled | None]:
+    """Read one story file, parse its body once, run its local rules, and (when building) render its sections.
+    The body text is not kept: what needs it later has it in another form, or reads the file again."""
+    try:
+        with open(os.path.join(reading.root, shown), "rb") as source:
+            data = source.read()
+    except OSError as err:
+        return StoryRecord(shown, "", {}, [Finding(shown, 1, 1, "LP001", f"cannot read the file: {err.strerror}")]), None
+    code = file_digest(data)
+    story, findings = load_story(os.path.join(reading.root, shown), shown, data)
+    if story is None:
+        return StoryRecord(shown, code, {}, findings), None
+    body = parse_body(story.body, story.body_line)
+    local = local_findings(story, body, reading.config, reading.manifests)
+    if not isinstance(story, Story):
+        return StoryRecord(shown, code, {}, [*findings, *local]), None
+    cited = story_citations(story, body)
+    refs = {i: _digest(reading.manifests, i) for i in sorted(cited | {entry.manifest for entry in story.meta.ledger})}
+    spilled = None
+    if reading.spill is not None:
+        rows = section_rows(story, body, reading.manifests)
+        spilled = reading.spill.put(pickle.dumps((story.meta, rows), protocol=pickle.HIGHEST_PROTOCOL))
+    record = StoryRecord(shown, code, refs, [*findings, *local], story.brief(), features(story.body), cited)
+    return record, spilled
+
+
+def _digest(manifests: Mapping[str, ManifestFile], manifest_id: str) -> str:
+    found = manifests.get(manifest_id)
+    return found.digest if found is not None else ""
+
+
+def spilled_story(spill: Spill, spilled: Spilled, shown: str) -> tuple[Story, list[SectionView]]:
+    """A story read this build, as its reading left it for its pages: its front matter and its sections."""
+    meta, rows = pickle.loads(spill.get(spilled))
+    folder, name = shown.rsplit("/", 2)[-2:]
+    return Story(shown, folder, name.removesuffix(".md"), meta, "", 0, SourceMap(shown)), sections_of(rows)
+
+
+def sections_again(root: str, shown: str, manifests: Mapping[str, ManifestFile]) -> tuple[Story, list[SectionView]]:
+    """A story read again, with its sections: the memo held it unchanged, but its variants must be made again."""
+    story, _ = load_story(os.path.join(root, shown), shown)
+    if not isinstance(story, Story):
+        raise StoryChanged(shown)
+    return story, sections_of(section_rows(story, parse_body(story.body, story.body_line), manifests))
+
+
+class StoryChanged(Exception):
+    """A story file changed while the site was being built, so that it no longer is what it was read as."""

@@ -1,0 +1,53 @@
+"""What a build learns of each input file and output, as plain data: the memo keeps these between builds, and
+a build takes one back only when the bytes it was made from are the same (by digest)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..analysis.similarity import Features
+from ..content.findings import Finding
+from ..content.models import StoryBrief
+
+
+@dataclass
+class ManifestRecord:
+    """A manifest file as read: its id and what loading it found (a file that found nothing is read again only
+    when a stage needs its claims)."""
+
+    digest: str
+    id: str | None
+    findings: list[Finding]
+
+
+@dataclass
+class Rendered:
+    """A story's three variants as last made: the fingerprint of what they were made from, each output's digest,
+    and the story's teaser (its view without sections, as list pages read it)."""
+
+    job: str
+    outputs: dict[str, str]
+    teaser: bytes
+    teaser_fingerprint: str
+    keys: dict[str, Any]
+
+
+@dataclass
+class StoryRecord:
+    """A story file as read: its bytes' digest, the digests of the manifests it refers to as they were, the
+    findings of loading it and of its local rules, and what site-wide work needs of it (None when its front
+    matter did not validate)."""
+
+    path: str
+    digest: str
+    refs: dict[str, str]
+    findings: list[Finding]
+    brief: StoryBrief | None = None
+    features: Features | None = None
+    cited: frozenset[str] = frozenset()
+    rendered: Rendered | None = field(default=None, compare=False)
+
+    @property
+    def draft(self) -> bool:
+        return self.brief is not None and self.brief.draft

@@ -1,0 +1,146 @@
+"""What the last good build read: every input file's stat and digest, so that `ledgerpress build` with nothing
+changed stops at once, and a build after an edit knows which files to read again. The standard library and
+orjson only: the command checks this before it imports the rest of the generator."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+from ..content.layout import CACHE_DIR, PACKAGE, file_digest, template_dirs
+
+STATE_FILE = "build-state.json"
+FORMAT = "ledgerpress-build-state-3"
+# A file changed this little before a build scanned it can change again within its timestamp's resolution
+# without its stat showing it: the next build reads it again rather than trusting the stat (git's "racy" rule).
+RACY_NS = 2_000_000_000
+
+Stamp = list  # [mtime_ns, size, inode, digest]
+
+
+def key_of(*parts: str) -> str:
+    """One digest of several strings."""
+    return hashlib.blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def options_key(version: str, **options: object) -> str:
+    """Everything besides input files that shapes the output: the generator's version and the build options."""
+    return json.dumps({"version": version, **{k: str(v) for k, v in sorted(options.items())}}, sort_keys=True)
+
+
+@dataclass
+class State:
+    """The last good build of a site: its options, each input as it was read, what it printed."""
+
+    key: str = ""                                           # options_key of that build
+    started_ns: int = 0                                     # when its scan began
+    inputs: dict[str, Stamp] = field(default_factory=dict)  # absolute path -> stamp
+    warnings: list[str] = field(default_factory=list)
+    summary: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def build(self) -> str:
+        """The key of the output this state's build made: its options and every input's digest."""
+        return build_key(self.key, self.inputs)
+
+
+def build_key(key: str, inputs: dict[str, Stamp]) -> str:
+    return key_of(key, *(f"{path}\0{stamp[3]}" for path, stamp in sorted(inputs.items())))
+
+
+def input_paths(root: Path) -> list[str]:
+    """Every file whose bytes shape the site: content/, the templates, and the generator's own code."""
+    found: list[str] = []
+    for top in [root / "content", *template_dirs(root), PACKAGE]:
+        for folder, dirs, files in os.walk(top):
+            dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__", "_templates")))
+            found.extend(os.path.join(folder, name) for name in sorted(files)
+                         if not name.startswith(".") and not name.endswith(".pyc"))
+    return found
+
+
+def scan(root: Path, previous: State | None) -> tuple[int, dict[str, Stamp]]:
+    """When the scan began, and every input as it is now: its digest taken from `previous` where the stat is the
+    same and was not racy, else from the file."""
+    started = time.time_ns()
+    known = previous.inputs if previous else {}
+    trusted_before = previous.started_ns - RACY_NS if previous else 0
+    inputs: dict[str, Stamp] = {}
+    for path in input_paths(root):
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        stamp = [info.st_mtime_ns, info.st_size, info.st_ino]
+        old = known.get(path)
+        if old is not None and old[:3] == stamp and info.st_mtime_ns < trusted_before:
+            inputs[path] = old
+            continue
+        try:
+            with open(path, "rb") as source:
+                inputs[path] = [*stamp, file_digest(source.read())]
+        except OSError:
+            continue
+    return started, inputs
+
+
+def settle(inputs: dict[str, Stamp]) -> dict[str, Stamp]:
+    """The inputs as the scan found them, less those changed (or gone) since: a build may have read a file after
+    it changed, so the next build must read it again, whatever its stat by then."""
+    kept = {}
+    for path, stamp in inputs.items():
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue
+        if [info.st_mtime_ns, info.st_size, info.st_ino] == stamp[:3]:
+            kept[path] = stamp
+    return kept
+
+
+def load_state(root: Path) -> State | None:
+    """The last good build's state, or None when there is none or it cannot be read."""
+    try:
+        raw = orjson.loads((root / CACHE_DIR / STATE_FILE).read_bytes())
+        if raw.get("format") != FORMAT:
+            return None
+        state = State(raw["key"], raw["started_ns"], raw["inputs"], raw["warnings"], raw["summary"])
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return None
+    shapes = (str, int, dict, list, dict)
+    values = (state.key, state.started_ns, state.inputs, state.warnings, state.summary)
+    if not all(isinstance(v, t) for v, t in zip(values, shapes)):
+        return None
+    if not all(isinstance(s, list) and len(s) == 4 for s in state.inputs.values()):
+        return None
+    return state
+
+
+def save_state(root: Path, state: State) -> None:
+    """Write the state whole under a temporary name, then put it in place."""
+    folder = root / CACHE_DIR
+    folder.mkdir(exist_ok=True)
+    data = orjson.dumps({"format": FORMAT, "key": state.key, "started_ns": state.started_ns, "inputs": state.inputs,
+                         "warnings": state.warnings, "summary": state.summary})
+    temporary = folder / f".{STATE_FILE}.{os.getpid()}"
+    temporary.write_bytes(data)
+    os.replace(temporary, folder / STATE_FILE)
+
+
+def content_digests(root: Path, inputs: dict[str, Stamp]) -> dict[str, str]:
+    """The scan's files under content/ by the path a build shows them at (content/stories/...): their digests."""
+    top = f"{root / 'content'}{os.sep}"
+    return {"content/" + path[len(top):].replace(os.sep, "/"): stamp[3] for path, stamp in inputs.items()
+            if path.startswith(top)}
+
+
+def code_digest(inputs: dict[str, Stamp]) -> str:
+    """The generator's own code as the scan found it: a change to it makes every cached result stale."""
+    top = f"{PACKAGE}{os.sep}"
+    return key_of(*(f"{path[len(top):]}\0{stamp[3]}" for path, stamp in sorted(inputs.items()) if path.startswith(top)))

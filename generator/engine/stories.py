@@ -1,0 +1,131 @@
+"""Each story's three variants: what each is made from (a StoryJob), which of them the memo and the store hold
+already as they would be made now, and the making of the rest, on every core."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from ..analysis.related import RelatedIndex, related_all
+from ..content.config import SiteConfig
+from ..content.layout import file_digest
+from ..content.models import ManifestFile
+from ..output.store import OutputStore, Receipt
+from ..render.story_view import related_views, story_view
+from ..render.teaser import teaser_text
+from ..render.templates import Renderer
+from ..site.kinds import story_keys
+from .check import Checked
+from .fingerprint import fingerprint
+from .memo import Memo, restored, snapshot
+from .pool import run_all
+from .read import Spill, Spilled, sections_again, spilled_story
+from .records import Rendered, StoryRecord
+
+STORY_TEMPLATES = tuple(f"story.{suffix}" for suffix in Renderer.STORY_VARIANTS)
+
+
+@dataclass(frozen=True)
+class StoryJob:
+    """All a story's variants are made from besides site.toml and the story templates: its file and the
+    manifests of its ledger (by digest), its related stories (key, title, URL path), the checks it passed."""
+
+    path: str
+    digest: str
+    manifests: tuple[tuple[str, str], ...]
+    related: tuple[tuple[str, str, str], ...]
+    passed: tuple[str, ...]
+
+
+def related_stories(checked: Checked, memo: Memo | None) -> tuple[dict[str, list[str]], bytes | None]:
+    """Every story's related stories (its own `related:` list, else computed), and the index to keep: the
+    memo's, updated in place for the stories read again, or one built anew (from the memo's, if there is one)."""
+    stories = checked.stories
+    if all(story.related is not None for story in stories):
+        return {}, None
+    records = checked.records
+    cited = {story.path: records[story.path].cited for story in stories}
+    known = {story.path: records[story.path].features for story in stories}
+    changed = {records[path].brief.key for path in checked.fresh if records[path].brief is not None}
+    previous = None
+    if memo is not None and memo.related is not None:  # made with the features the memo's records hold
+        before = {path: record.features for path, record in memo.stories.items() if record.features is not None}
+        previous = RelatedIndex.restore(restored(memo.related), before)
+    if previous is not None and previous.update(stories, cited, known, changed):
+        return previous.results, snapshot(previous.snapshot())
+    index = RelatedIndex(stories, cited, known, previous=previous, changed=changed)
+    return related_all(index, previous, changed), snapshot(index.snapshot())
+
+
+def story_jobs(checked: Checked, related: Mapping[str, list[str]]) -> list[StoryJob]:
+    """The job of every story of the site, by path."""
+    by_key = {}
+    for story in sorted(checked.stories, key=lambda s: s.path):
+        by_key.setdefault(story.key, story)
+    jobs = []
+    for story in sorted(checked.stories, key=lambda s: s.path):
+        record = checked.records[story.path]
+        keys = story.related if story.related is not None else related.get(story.key, [])
+        links = tuple((key, by_key[key].title, by_key[key].url_path) for key in keys if key in by_key)
+        manifests = tuple((i, code) for i, code in record.refs.items())
+        jobs.append(StoryJob(story.path, record.digest, manifests, links,
+                             tuple(checked.report.passed.get(story.path, ()))))
+    return jobs
+
+
+@dataclass(frozen=True)
+class Making:
+    """What making a story's variants needs besides its job (forked workers inherit it)."""
+
+    root: str
+    config: SiteConfig
+    manifests: Mapping[str, ManifestFile]
+    renderer: Renderer
+    templates: str
+    store: OutputStore
+    spill: Spill | None
+    spilled: Mapping[str, Spilled]
+
+
+def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
+    """One story's view and three variants, put in the store; its teaser for the pages that list it."""
+    spilled = making.spilled.get(job.path)
+    if spilled is not None and making.spill is not None:
+        story, sections = spilled_story(making.spill, spilled, job.path)
+    else:  # the memo held the story unchanged, but its variants must be made again
+        story, sections = sections_again(making.root, job.path, making.manifests)
+    view = story_view(story, sections, making.manifests, making.config, related_views(job.related, making.config),
+                      list(job.passed))
+    receipts = [making.store.put(f"stories/{story.key}/index.{suffix}",
+                                 making.renderer.render(f"story.{suffix}", story=view).encode("utf-8"))
+                for suffix in Renderer.STORY_VARIANTS]
+    data = view.model_dump(mode="json", by_alias=True)
+    text = teaser_text(view, data)
+    outputs = {receipt.path: receipt.digest for receipt in receipts}
+    return receipts, Rendered(fingerprint(job, making.templates), outputs, text, file_digest(text), story_keys(data))
+
+
+def stale_stories(jobs: list[StoryJob], records: Mapping[str, StoryRecord], templates: str,
+                  holds: Callable[[str, str], bool]) -> list[StoryJob]:
+    """The jobs whose variants must be made: those the memo's records do not show made from the same job,
+    and those the store no longer holds as made."""
+    stale = []
+    for job in jobs:
+        rendered = records[job.path].rendered
+        if (rendered is None or rendered.job != fingerprint(job, templates)
+                or not all(holds(path, code) for path, code in rendered.outputs.items())):
+            stale.append(job)
+    return stale
+
+
+def make_stories(making: Making, jobs: list[StoryJob], workers: int,
+                 progress: Callable[[str, int, int], None] | None = None) -> dict[str, Rendered]:
+    """Make these jobs' variants on every core; each story's Rendered by path."""
+    made = {}
+    for done, (job, (receipts, rendered)) in enumerate(zip(jobs, run_all(make_story, making, jobs, workers)), 1):
+        for receipt in receipts:
+            making.store.receive(receipt)
+        made[job.path] = rendered
+        if progress:
+            progress("render", done, len(jobs))
+    return made

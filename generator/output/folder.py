@@ -1,0 +1,222 @@
+"""The output folder: a build never changes the live tree a reader sees. It brings a second tree, kept beside the
+output folder, up to date (hard links for what did not change, new files for what did) and then exchanges
+the two folders in one step, so a reader, a publish or a killed build sees the old site or the new one,
+never a mix. Only files ledgerpress wrote are ever replaced or deleted; files put there by hand are kept."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+from .lock import OutputLock
+from .record import (
+    CARRIED,
+    UNKNOWN,
+    Entry,
+    load_record,
+    own_folder,
+    save_record,
+    stat_entry,
+)
+from .store import CommitStats, Receipt, check_relative, digest
+from .switch import exchange
+
+
+class OutputRefused(Exception):
+    """Why the build will not write this output folder: printed as is."""
+
+
+def check_target(out: Path, root: Path) -> None:
+    """Refuse an output folder a build must never own: the filesystem root, a home folder, the site itself,
+    a folder holding it, or a folder inside its content/ or templates/."""
+    out, root = out.resolve(), root.resolve()
+    home = Path.home().resolve()
+    if out == Path(out.anchor) or out == home or out in root.parents or out == root:
+        raise OutputRefused(f"refusing to write the site into {out}: it holds the site itself, a home folder or "
+                            "the whole disk; choose an empty folder, e.g. --out public")
+    for inputs in (root / "content", root / "templates", root / ".ledgerpress-cache"):
+        if out == inputs or inputs in out.parents:
+            raise OutputRefused(f"refusing to write the site into {out}: it is inside {inputs.name}/")
+
+
+class FolderStore:
+    """Outputs in a folder (OutputStore). Holds the output's lock from creation to commit() or abort(); `build`,
+    the key of the build's inputs and options, is recorded with the tree it makes."""
+
+    def __init__(self, out: Path, root: Path, build: str = "") -> None:
+        check_target(out, root)
+        self.build = build
+        self.out = out.resolve()
+        self.own = own_folder(self.out)
+        self.next = self.own / "next"
+        self.own.mkdir(parents=True, exist_ok=True)
+        self.lock = OutputLock(self.own / "lock")
+        self.lock.take(exclusive=True, wait=False, what=f"{self.out} is being written by another build")
+        try:
+            self._start()
+        except BaseException:
+            self.lock.release()
+            raise
+
+    def _start(self) -> None:
+        self.record = load_record(self.out)
+        live = self.record.tree(self.out) if self.out.exists() else {}
+        if live is None:
+            if any(os.scandir(self.out)):
+                raise OutputRefused(f"{self.out} holds files ledgerpress did not write; delete it (the build "
+                                    "makes it again) or choose another folder with --out")
+            live = {}
+        self.recorded = {path: entry for path, entry in live.items() if entry[0] != CARRIED}
+        self.live = {path: entry for path, entry in self.recorded.items() if _same(self.out, path, entry)}
+        self.foreign = sorted(path for path in _files(self.out) if path not in self.recorded)
+        ours = self.record.tree(self.next)
+        if ours is None or not self.out.exists():
+            shutil.rmtree(self.next, ignore_errors=True)
+            ours = {}
+        self.made = {path: entry for path, entry in ours.items() if entry[0] != CARRIED}
+        self.carried = {path for path, entry in ours.items() if entry[0] == CARRIED}
+        self.next.mkdir(exist_ok=True)
+        self.record.trees[str(os.stat(self.next).st_ino)] = None  # being changed: not to be trusted if we stop
+        save_record(self.out, self.record)
+        self.handled: dict[str, str] = {}
+
+    def holds(self, path: str, digest_: str) -> bool:
+        entry = self.live.get(path)
+        return entry is not None and entry[0] == digest_
+
+    def put(self, path: str, data: bytes) -> Receipt:
+        check_relative(path)
+        code = digest(data)
+        if self._linked(path, code):
+            return Receipt(path, code, False)
+        target = os.path.join(self.next, path)
+        _replace(target, lambda temporary: _write(temporary, data))
+        return Receipt(path, code, not self.holds(path, code))
+
+    def _linked(self, path: str, code: str) -> bool:
+        """The next tree has these bytes at `path` already, or now does, linked from the live tree."""
+        made = self.made.get(path)
+        if made is not None and made[0] == code:
+            return True
+        if not self.holds(path, code):
+            return False
+        source = os.path.join(self.out, path)
+        _replace(os.path.join(self.next, path), lambda temporary: _link(source, temporary))
+        return True
+
+    def receive(self, receipt: Receipt) -> None:
+        self.handled[receipt.path] = receipt.digest
+
+    def read(self, path: str) -> bytes:
+        return Path(self.next if path in self.handled else self.out, path).read_bytes()
+
+    def commit(self, outputs: Mapping[str, str]) -> CommitStats:
+        """Complete the next tree, record it, and switch it in; the lock is released whatever happens."""
+        try:
+            stats = self._complete(outputs)
+            tree = {path: stat_entry(os.path.join(self.next, path), code) for path, code in outputs.items()}
+            tree.update({path: [CARRIED, 0, 0, 0] for path in self.foreign})
+            self.record.build = self.build
+            self.record.trees = {str(os.stat(self.next).st_ino): tree}
+            if self.out.exists():  # what was edited or deleted by hand since is ours still, its bytes unknown
+                self.record.trees[str(os.stat(self.out).st_ino)] = {
+                    **{path: self.live.get(path, [UNKNOWN, 0, 0, 0]) for path in self.recorded},
+                    **{path: [CARRIED, 0, 0, 0] for path in self.foreign}}
+            save_record(self.out, self.record)
+            self._switch()
+            return stats
+        finally:
+            self.lock.release()
+
+    def _complete(self, outputs: Mapping[str, str]) -> CommitStats:
+        clash = sorted(set(self.foreign) & set(outputs))
+        if clash:
+            raise OutputRefused(f"{self.out / clash[0]} was not written by ledgerpress and the build would replace "
+                                f"it ({len(clash)} such file{'s' * (len(clash) != 1)}): move it out of {self.out.name}/")
+        for path, code in outputs.items():
+            if path not in self.handled and not self._linked(path, code):
+                raise RuntimeError(f"{path}: the build took it as unchanged, but {self.out} does not hold it")
+        for path in self.foreign:
+            _replace(os.path.join(self.next, path), lambda temporary, path=path: _link(self.out / path, temporary))
+        stale = [path for path in [*self.made, *self.carried] if path not in outputs and path not in self.foreign]
+        for path in stale:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(self.next, path))
+            _prune(self.next, Path(self.next, path).parent)
+        written = sum(1 for path, code in self.handled.items() if not self.holds(path, code))
+        gone = sum(1 for path in self.live if path not in outputs)
+        return CommitStats(len(outputs), written, len(outputs) - written, gone)
+
+    def _switch(self) -> None:
+        """Put the next tree in the output folder's place, and the live one where the next was."""
+        if not self.out.exists():
+            os.rename(self.next, self.out)
+        elif not exchange(self.next, self.out):
+            aside = self.own / "previous"
+            shutil.rmtree(aside, ignore_errors=True)
+            os.rename(self.out, aside)  # where the system has no exchange: a moment without the folder
+            os.rename(self.next, self.out)
+            os.rename(aside, self.next)
+
+    def abort(self) -> None:
+        self.lock.release()
+
+
+def _same(out: Path, path: str, entry: Entry) -> bool:
+    try:
+        info = os.stat(os.path.join(out, path), follow_symlinks=False)
+    except OSError:
+        return False
+    return [info.st_size, info.st_mtime_ns, info.st_ino] == entry[1:]
+
+
+def _files(top: Path) -> Iterator[str]:
+    """Every file (or link) below top, as a relative path with '/'."""
+    for folder, dirs, names in os.walk(top):
+        relative = os.path.relpath(folder, top)
+        prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
+        for name in names:
+            yield prefix + name
+
+
+def _replace(target: str, make) -> None:
+    """Make a file at `target` through a temporary name beside it, then rename it into place."""
+    folder = os.path.dirname(target)
+    temporary = os.path.join(folder, f".{os.path.basename(target)}.{os.getpid()}.tmp")
+    try:
+        make(temporary)
+    except FileNotFoundError:
+        os.makedirs(folder, exist_ok=True)
+        make(temporary)
+    os.replace(temporary, target)
+
+
+def _write(path: str, data: bytes) -> None:
+    with open(path, "wb") as out:
+        out.write(data)
+
+
+def _link(source: str | Path, path: str) -> None:
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    try:
+        os.link(source, path)
+    except OSError as err:
+        if err.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
+            raise
+        shutil.copy2(source, path)  # a file system without hard links: a copy
+
+
+def _prune(top: str | Path, folder: Path) -> None:
+    """Remove folders left empty by deleted files, up to (not including) the tree's top."""
+    top = Path(top)
+    while folder != top and top in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent

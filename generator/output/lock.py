@@ -1,0 +1,36 @@
+"""One build at a time per output folder, and no publish while a build switches it: an advisory lock on a file
+beside it, which the system lets go of when the process ends, however it ends."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+class Locked(Exception):
+    """Another process holds the lock: printed as is."""
+
+
+class OutputLock:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.descriptor: int | None = None
+
+    def take(self, exclusive: bool, wait: bool, what: str) -> None:
+        """Take the lock (exclusive for a build, shared for readers); without `wait`, Locked if it is held."""
+        try:
+            import fcntl
+        except ImportError:  # no advisory locks here: one build at a time is the user's to keep
+            return
+        self.descriptor = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        mode = (fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH) | (0 if wait else fcntl.LOCK_NB)
+        try:
+            fcntl.flock(self.descriptor, mode)
+        except BlockingIOError:
+            self.release()
+            raise Locked(f"{what}; wait for it to end, or stop it") from None
+
+    def release(self) -> None:
+        if self.descriptor is not None:
+            os.close(self.descriptor)  # closing lets go of the lock
+            self.descriptor = None

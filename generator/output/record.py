@@ -1,0 +1,87 @@
+"""The record of what ledgerpress wrote into an output folder, kept beside it in `.<name>.ledgerpress/`: for
+each of its two trees (the live one and the one the next build brings up to date), every file ours with its
+digest and stat. The standard library and orjson only: `ledgerpress build` reads it before importing the
+rest of the generator, to see that an unchanged site's output is still as the last build left it."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import orjson
+
+FORMAT = "ledgerpress-output-1"
+RECORD = "record.json"
+CARRIED = "carried"  # in place of a digest: a file put there by hand, not ours, carried from tree to tree
+UNKNOWN = "unknown"  # in place of a digest: a file of ours that was edited or deleted by hand
+
+Entry = list  # [digest, size, mtime_ns, inode]
+
+
+def own_folder(out: Path) -> Path:
+    """Where the record, the lock and the next tree of an output folder live: beside it, on the same disk."""
+    return out.parent / f".{out.name}.ledgerpress"
+
+
+@dataclass
+class Record:
+    """`build`: the key of the build that made the live tree; `trees`: by the inode of the tree's folder (a
+    switch exchanges the folders, so this stays right whichever moment a build is stopped at), its files,
+    or None for a tree a build was changing when it stopped."""
+
+    build: str = ""
+    trees: dict[str, dict[str, Entry] | None] = field(default_factory=dict)
+
+    def tree(self, folder: Path) -> dict[str, Entry] | None:
+        """The files recorded for the tree now at `folder` (None: unknown, or left half-changed)."""
+        inode = _inode(folder)
+        return self.trees.get(str(inode)) if inode is not None else None
+
+
+def load_record(out: Path) -> Record:
+    """The record beside `out`, or an empty one when there is none (or it is damaged)."""
+    try:
+        raw = orjson.loads((own_folder(out) / RECORD).read_bytes())
+        if raw.get("format") != FORMAT or not isinstance(raw.get("trees"), dict):
+            return Record()
+        return Record(str(raw.get("build", "")), raw["trees"])
+    except (OSError, ValueError, AttributeError):
+        return Record()
+
+
+def save_record(out: Path, record: Record) -> None:
+    """Write the record whole under a temporary name, then put it in place."""
+    path = own_folder(out) / RECORD
+    temporary = path.with_name(f".{RECORD}.{os.getpid()}")
+    temporary.write_bytes(orjson.dumps({"format": FORMAT, "build": record.build, "trees": record.trees}))
+    os.replace(temporary, path)
+
+
+def intact(out: Path, record: Record, build: str) -> bool:
+    """True when the live tree at `out` is the one the build `build` made, every file of ours in it as that
+    build left it (not edited, replaced or deleted since)."""
+    files = record.tree(out)
+    if files is None or record.build != build:
+        return False
+    return all(entry[0] == CARRIED or _same(os.path.join(out, path), entry) for path, entry in files.items())
+
+
+def _same(path: str, entry: Entry) -> bool:
+    try:
+        info = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return [info.st_size, info.st_mtime_ns, info.st_ino] == entry[1:]
+
+
+def stat_entry(path: str, digest: str) -> Entry:
+    info = os.stat(path, follow_symlinks=False)
+    return [digest, info.st_size, info.st_mtime_ns, info.st_ino]
+
+
+def _inode(folder: Path) -> int | None:
+    try:
+        return os.stat(folder, follow_symlinks=False).st_ino
+    except OSError:
+        return None

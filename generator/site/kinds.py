@@ -1,0 +1,100 @@
+"""The kinds of list page, as data: each row says where its pages live, which field of a story's view puts the
+story on them, where their terms are declared, how they are titled, paginated and followed. Listings, counts,
+navigation, feeds and sitemap dates are all made from this table; a new kind of list is a new row (and, if
+its terms are declared, a table in site.toml)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+from ..content.config import SiteConfig
+
+
+def edition_label(edition: str) -> str:
+    """2026-11-27T10 -> 2026-11-27 10:00 UTC, the way every other time on the site reads."""
+    return f"{edition[:10]} {edition[11:13]}:00 UTC"
+
+
+@dataclass(frozen=True)
+class ListKind:
+    name: str                   # what its pages are called (their CSS class reads listing-<name>)
+    label: str                  # the kicker above a page's title
+    prefix: str                 # a term's pages are at prefix + slug + "/" (then "page/2/", ...)
+    field: str                  # the field of a story's view that holds its term ("newsroom.slug")
+    declared: str | None        # the site.toml table declaring the terms (slug = name), in order; None: the
+                                # terms are the values the stories have, newest first
+    title: str                  # a page's title: {name} is the term's name
+    description: str            # {name}, {site}, {count} and {stories} ("story" or "stories")
+    paginated: bool             # page_size stories a page, else all on one page
+    feed: str | None            # each term's Atom and JSON feeds have this description ({name}, {site}); None: none
+    kicker: str                 # the term a teaser names above its title on these pages
+    term_name: Callable[[str], str] | None = None  # an undeclared term's name, from its value
+
+    def terms(self, config: SiteConfig) -> Mapping[str, str]:
+        """The declared terms, slug -> name, in declaration order."""
+        return getattr(config, self.declared) if self.declared else {}
+
+    def describe(self, name: str, config: SiteConfig, count: int) -> str:
+        return self.description.format(name=name, site=config.title, count=count,
+                                       stories="story" if count == 1 else "stories")
+
+
+LIST_KINDS = (
+    ListKind("edition", "Edition", "/editions/", "edition", None, "Edition of {name}",
+             "The {name} edition of {site}: {count} {stories}.", False, None, "beat", edition_label),
+    ListKind("newsroom", "Newsroom", "/newsrooms/", "newsroom.slug", "newsrooms", "{name}",
+             "Every story from the {name} newsroom, newest first.", True, "Stories from the {name} newsroom of {site}.",
+             "beat"),
+    ListKind("beat", "Beat", "/beats/", "beat.slug", "beats", "{name}", "Every story on the {name} beat, newest first.",
+             True, None, "newsroom"),
+)
+KINDS = {kind.name: kind for kind in LIST_KINDS}
+
+
+# What orders stories and places them on the site's pages: kept apart from a story's JSON, so that planning
+# the pages of thousands of stories never parses it.
+KEY_FIELDS = ("path", "published", "updated", "edition", "cited_manifest_ids", *(kind.field for kind in LIST_KINDS))
+
+
+def story_keys(data: Mapping[str, Any]) -> dict[str, Any]:
+    """The key fields of a story's view (as JSON data)."""
+    return {name: _lookup(data, name) for name in KEY_FIELDS}
+
+
+def _lookup(data: Mapping[str, Any], dotted: str) -> Any:
+    value: Any = data
+    for part in dotted.split("."):
+        value = value[part]
+    return value
+
+
+class NavLink(NamedTuple):
+    """A link of the site's navigation: its text, its href (under base_path) and its absolute URL (what the
+    `current` filter compares a page's canonical URL with)."""
+
+    name: str
+    href: str
+    url: str
+
+
+class Navigation(NamedTuple):
+    """The links every page carries (templates read it as `nav`): the front page, the editions, and each
+    declared term of each kind of list (`nav.lists.newsroom`, ...)."""
+
+    latest: NavLink
+    editions: NavLink
+    lists: dict[str, list[NavLink]]
+
+
+def navigation(config: SiteConfig) -> Navigation:
+    base = urlsplit(config.root_url).path
+
+    def link(name: str, path: str) -> NavLink:
+        return NavLink(name, base + path, config.url(path))
+
+    lists = {kind.name: [link(name, f"{kind.prefix}{slug}/") for slug, name in kind.terms(config).items()]
+             for kind in LIST_KINDS if kind.declared}
+    return Navigation(link("Latest", "/"), link("Editions", "/editions/"), lists)

@@ -1,0 +1,58 @@
+"""The registry of the site's outputs besides the stories' own: each producer is a small function that says,
+from the site's stories (as teasers), manifests and pages, which outputs it makes and from what. The engine
+renders each output and makes it again only when what it is made from changed."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..content.config import SiteConfig
+from ..content.models import ManifestFile, Page
+from ..render.teaser import Teaser
+
+SITE_TOML = "content/site.toml"  # what a site-wide output's findings point at
+
+
+@dataclass(frozen=True)
+class Output:
+    """One file of the site: where it goes, the source its findings point at, and how it is made: `template`
+    rendered with `context`, or with what `view(config, **context)` makes of it, or (`raw`) copied as it is;
+    or, without a template, `make(config, **context)`. `context` is all it is made from besides the templates
+    and site.toml: the engine makes the output again exactly when the context's fingerprint moves."""
+
+    path: str
+    source: str
+    template: str | None
+    context: dict[str, Any] = field(default_factory=dict)
+    make: Callable[..., str] | None = None
+    view: Callable[..., dict[str, Any]] | None = None
+    raw: bool = False
+
+
+@dataclass
+class Site:
+    """What producers read: the site's stories (by path), manifests and plain pages; `paths`, for the producers
+    that run last (sitemaps), is every output the others made, story variants included."""
+
+    config: SiteConfig
+    stories: Sequence[Teaser]
+    manifests: Mapping[str, ManifestFile]
+    pages: Sequence[Page]
+    paths: Sequence[str] = ()
+
+
+Producer = Callable[[Site], Iterable[Output]]
+PRODUCERS: list[Producer] = []
+LAST: list[Producer] = []
+
+
+def producer(last: bool = False) -> Callable[[Producer], Producer]:
+    """Register a producer; `last` ones run once every other output is known (they list them all)."""
+
+    def register(make: Producer) -> Producer:
+        (LAST if last else PRODUCERS).append(make)
+        return make
+
+    return register
