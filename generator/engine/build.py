@@ -147,7 +147,7 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, teaser
     stale = stale_outputs(planned, prints, memo.pages if memo else {}, store.holds)
     todo = [planned[n] for n in stale]
     renderer.compile(output.template for output in todo if output.template and not output.raw)
-    made = {receipt.path: receipt.digest for receipt in make_outputs(PageMaking(config, renderer, store), todo, jobs)}
+    made = {receipt.path: receipt.digest for receipt in make_outputs(PageMaking(config, renderer, store, todo), jobs)}
     pages = {}
     for output, made_from in zip(planned, prints):
         code = made[output.path] if output.path in made else memo.pages[output.path].digest

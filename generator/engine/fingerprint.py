@@ -46,8 +46,7 @@ def _feed(update: Callable[[bytes], None], value: Any) -> None:
 
 def _feed_other(update: Callable[[bytes], None], value: Any) -> None:
     if isinstance(value, BaseModel):
-        update(type(value).__qualname__.encode() + b"(")
-        _feed(update, value.model_dump(mode="json"))
+        update(type(value).__qualname__.encode() + b"(" + value.model_dump_json().encode() + b")")
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         update(type(value).__qualname__.encode() + b"(")
         for found in dataclasses.fields(value):

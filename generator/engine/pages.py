@@ -60,14 +60,17 @@ def stale_outputs(outputs: Sequence[Output], prints: Sequence[str], records: Map
 
 @dataclass(frozen=True)
 class PageMaking:
-    """What making a site output needs (forked workers inherit it)."""
+    """What making the site's outputs needs, and the outputs to make (forked workers inherit it, and are sent
+    only each output's position: an output's context holds many stories)."""
 
     config: SiteConfig
     renderer: Renderer
     store: OutputStore
+    outputs: Sequence[Output] = ()
 
 
-def make_output(making: PageMaking, output: Output) -> Receipt:
+def make_output(making: PageMaking, position: int) -> Receipt:
+    output = making.outputs[position]
     if output.template is None:
         text = output.make(making.config, **output.context)
     elif output.raw:
@@ -78,9 +81,9 @@ def make_output(making: PageMaking, output: Output) -> Receipt:
     return making.store.put(output.path, text.encode("utf-8"))
 
 
-def make_outputs(making: PageMaking, outputs: list[Output], workers: int) -> list[Receipt]:
-    """Make these outputs, on every core when there are many; put each in the store."""
-    receipts = list(run_all(make_output, making, outputs, workers, min_per_job=PER_WORKER))
+def make_outputs(making: PageMaking, workers: int) -> list[Receipt]:
+    """Make the outputs, on every core when there are many; put each in the store."""
+    receipts = list(run_all(make_output, making, range(len(making.outputs)), workers, min_per_job=PER_WORKER))
     for receipt in receipts:
         making.store.receive(receipt)
     return receipts

@@ -18,7 +18,7 @@ from ..content.body import parse_body
 from ..content.config import SiteConfig
 from ..content.findings import Finding, SourceMap
 from ..content.layout import file_digest
-from ..content.models import ManifestFile, Story
+from ..content.models import FrontMatter, ManifestFile, Story
 from ..content.stories import load_story
 from ..render.story_view import SectionView, section_rows, sections_of
 from .records import StoryRecord
@@ -119,7 +119,7 @@ def read_story(reading: Reading, shown: str) -> tuple[StoryRecord, Spilled | Non
     spilled = None
     if reading.spill is not None:
         rows = section_rows(story, body, reading.manifests)
-        spilled = reading.spill.put(pickle.dumps((story.meta, rows), protocol=pickle.HIGHEST_PROTOCOL))
+        spilled = reading.spill.put(pickle.dumps((story.meta.model_dump_json(), rows), protocol=pickle.HIGHEST_PROTOCOL))
     record = StoryRecord(shown, code, refs, [*findings, *local], story.brief(), features(story.body), cited)
     return record, spilled
 
@@ -133,7 +133,8 @@ def spilled_story(spill: Spill, spilled: Spilled, shown: str) -> tuple[Story, li
     """A story read this build, as its reading left it for its pages: its front matter and its sections."""
     meta, rows = pickle.loads(spill.get(spilled))
     folder, name = shown.rsplit("/", 2)[-2:]
-    return Story(shown, folder, name.removesuffix(".md"), meta, "", 0, SourceMap(shown)), sections_of(rows)
+    story = Story(shown, folder, name.removesuffix(".md"), FrontMatter.model_validate_json(meta), "", 0, SourceMap(shown))
+    return story, sections_of(rows)
 
 
 def sections_again(root: str, shown: str, manifests: Mapping[str, ManifestFile]) -> tuple[Story, list[SectionView]]:

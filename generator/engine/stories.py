@@ -6,13 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
+import orjson
+
 from ..analysis.related import RelatedIndex, related_all
 from ..content.config import SiteConfig
 from ..content.layout import file_digest
 from ..content.models import ManifestFile
 from ..output.store import OutputStore, Receipt
 from ..render.story_view import related_views, story_view
-from ..render.teaser import teaser_text
+from ..render.teaser import teaser_data
 from ..render.templates import Renderer
 from ..site.kinds import story_keys
 from .check import Checked
@@ -99,8 +101,8 @@ def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
     receipts = [making.store.put(f"stories/{story.key}/index.{suffix}",
                                  making.renderer.render(f"story.{suffix}", story=view).encode("utf-8"))
                 for suffix in Renderer.STORY_VARIANTS]
-    data = view.model_dump(mode="json", by_alias=True)
-    text = teaser_text(view, data)
+    data = teaser_data(view)
+    text = orjson.dumps(data)
     outputs = {receipt.path: receipt.digest for receipt in receipts}
     return receipts, Rendered(fingerprint(job, making.templates), outputs, text, file_digest(text), story_keys(data))
 

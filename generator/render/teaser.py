@@ -12,61 +12,69 @@ import orjson
 from .story_view import StoryView
 
 
-class Data(dict):
-    """JSON data read as attributes, nested objects too; a name that ends in `_` also reads the field without it
-    (the view model spells `links.json` as `links.json_`, `json` being taken in pydantic)."""
-
-    __slots__ = ()
+class Fields:
+    """JSON data read as attributes: each object's own dict becomes the instance's, so that a template reads a
+    field as fast as any attribute. A name that ends in `_` also reads the field without it (the view model
+    spells `links.json` as `links.json_`, `json` being taken in pydantic)."""
 
     def __getattr__(self, name: str) -> Any:
-        try:
-            value = self[name]
-        except KeyError:
-            if not (name.endswith("_") and name[:-1] in self):
-                raise AttributeError(name) from None
-            value = self[name[:-1]]
-        return _wrapped(value)
+        if name.endswith("_") and name[:-1] in self.__dict__:
+            return self.__dict__[name[:-1]]
+        raise AttributeError(name)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Fields) and vars(self) == vars(other)
+
+    def __repr__(self) -> str:
+        return f"Fields({vars(self)!r})"
 
 
-def _wrapped(value: Any) -> Any:
+def as_fields(value: Any) -> Any:
+    """JSON data with every object made Fields (its dict taken over, not copied)."""
     if type(value) is dict:
-        return Data(value)
-    if type(value) is list and value and type(value[0]) is dict:
-        return [Data(item) if type(item) is dict else item for item in value]
+        made = Fields.__new__(Fields)
+        for key, item in value.items():
+            if type(item) is dict or type(item) is list:
+                value[key] = as_fields(item)
+        made.__dict__ = value
+        return made
+    if type(value) is list and value and (type(value[0]) is dict or type(value[0]) is list):
+        return [as_fields(item) for item in value]
     return value
 
 
 class Teaser:
     """One story's view without its sections: `text` (its JSON), `fingerprint` (a digest of it: a page showing
-    the story is made again when it changes) and `keys` (the fields that order and group it, at hand)."""
-
-    __slots__ = ("text", "fingerprint", "keys", "_data")
+    the story is made again when it changes) and `keys` (the fields that order and place it, at hand). Any
+    other field is read from the JSON, parsed once, when first asked for."""
 
     def __init__(self, text: bytes, fingerprint: str, keys: Mapping[str, Any]) -> None:
-        self.text, self.fingerprint, self.keys, self._data = text, fingerprint, keys, None
+        self.text, self.fingerprint, self.keys = text, fingerprint, keys
+        vars(self).update((name, value) for name, value in keys.items() if "." not in name)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("_"):
+        if name.startswith("__") or "text" not in vars(self):
             raise AttributeError(name)
-        keys = object.__getattribute__(self, "keys")
-        if name in keys:
-            return keys[name]
-        return getattr(self.data, name)
+        found = self.data
+        if name not in vars(found) and not name.endswith("_"):
+            raise AttributeError(name)
+        return getattr(found, name)
 
     @property
-    def data(self) -> Data:
-        if self._data is None:
-            self._data = Data(orjson.loads(self.text))
-        return self._data
+    def data(self) -> Fields:
+        """Every field, parsed from the JSON (and kept as this teaser's own attributes from then on)."""
+        parsed = vars(self).get("_data")
+        if parsed is None:
+            parsed = vars(self)["_data"] = as_fields(orjson.loads(self.text))
+            vars(self).update((name, value) for name, value in vars(parsed).items() if name not in vars(self))
+        return parsed
 
     def fields(self, names: Iterable[str]) -> dict[str, Any]:
         """These fields as JSON data, by their published names."""
         wanted = set(names)
-        return {name: value for name, value in self.data.items() if name in wanted}
+        return {name: value for name, value in orjson.loads(self.text).items() if name in wanted}
 
 
-def teaser_text(view: StoryView, data: dict[str, Any] | None = None) -> bytes:
-    """The JSON a Teaser is made from: the view as its JSON variant has it (`data`, if dumped already), without
-    its sections."""
-    data = view.model_dump(mode="json", by_alias=True) if data is None else data
-    return orjson.dumps({name: value for name, value in data.items() if name != "sections"})
+def teaser_data(view: StoryView) -> dict[str, Any]:
+    """A Teaser's fields: the view as its JSON variant has it, without its sections."""
+    return view.model_dump(mode="json", by_alias=True, exclude={"sections"})

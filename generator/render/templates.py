@@ -15,6 +15,7 @@ from urllib.parse import urlsplit
 from jinja2 import (
     BaseLoader,
     Environment,
+    FileSystemBytecodeCache,
     StrictUndefined,
     TemplateError,
     TemplateNotFound,
@@ -74,9 +75,16 @@ class TemplateSet(BaseLoader):
         return sorted(self.sources)
 
 
+# Templates compiled by an earlier build, kept by Jinja in a folder of the system's temporary folder that only
+# this user may write (Jinja checks that), each by its name, file and source: compiling the template set
+# costs as much as rendering a small site.
+_COMPILED = FileSystemBytecodeCache()
+
+
 def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any) -> Environment:
     env = Environment(
         loader=templates, autoescape=select_autoescape(enabled_extensions=("html", "xml"), default_for_string=False),
+        bytecode_cache=_COMPILED,
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         auto_reload=False,  # the templates are read once, when the build starts
     )
