@@ -59,8 +59,9 @@ def stored_manifests(root: Path, files: dict[str, tuple]) -> dict[str, tuple]:
     return kept
 
 
-def load_manifest(path: str | Path, shown: str) -> tuple[ManifestFile | None, list[Finding]]:
-    text, findings = read_text(path, shown)
+def load_manifest(path: str | Path, shown: str, data: bytes | None = None) -> tuple[ManifestFile | None, list[Finding]]:
+    """A manifest file (or its bytes, given: an answer not yet saved as `path`) with what is wrong with it."""
+    text, findings = read_text(path, shown, data)
     if text is None:
         return None, findings
     stem = os.path.splitext(os.path.basename(path))[0]
