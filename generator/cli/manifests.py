@@ -50,6 +50,7 @@ def new_manifest(title: str, source_url: str, source_name: str | None, published
     text = manifest_text(data)
     write_new(path, text)
     click.echo(str(path))
+    detail(f"claim ids: {', '.join(claim['id'] for claim in data['claims'])}")
     print_findings(checked_text(manifest_id, text, f"content/manifests/{manifest_id}.json"), err=True)
     if not claims:
         say(f"next: write the source's claims in {path} (the empty one is reported until then)")

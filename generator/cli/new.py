@@ -10,7 +10,7 @@ from pathlib import Path
 
 import click
 
-from .options import ROOT, print_findings, require_site, say, verbosity
+from .options import ROOT, detail, print_findings, require_site, say, verbosity
 
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 MAX_SLUG = 70
@@ -74,7 +74,7 @@ def new(title: str, newsroom: str, beat: str, trust: str | None, draft: bool, da
                                      param_hint=f"--{option}")
     slug = _slug(slug, title)
     _check_authors(root, authors)
-    now = dt.datetime.now(dt.timezone.utc).replace(second=0, microsecond=0)
+    now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     published = published_at(date, now)
     day = published.astimezone(dt.timezone.utc).date().isoformat()
     path = root / "content" / "stories" / day / f"{slug}.md"
@@ -85,6 +85,7 @@ def new(title: str, newsroom: str, beat: str, trust: str | None, draft: bool, da
     with open(path, "x", encoding="utf-8") as out:
         out.write(text)
     click.echo(str(path))
+    detail(f"slug {slug}, published {published.isoformat()}, {'a draft' if draft else 'not a draft'}")
     say("next: fill in the description and the ledger (`ledgerpress manifest new` makes a manifest), "
         "write the story, then `ledgerpress check`")
 

@@ -29,7 +29,7 @@ def verbosity(command: Callable) -> Callable:
     quiet = click.option("-q", "--quiet", count=True, expose_value=False, callback=_set_level(-1),
                          help="Say less: only findings, errors and the command's result.")
     verbose = click.option("-v", "--verbose", count=True, expose_value=False, callback=_set_level(1),
-                           help="Say more: each step, each try, and how long it took.")
+                           help="Say more about each step (what it read, tried and decided).")
     return quiet(verbose(command))
 
 

@@ -11,7 +11,7 @@ import click
 if TYPE_CHECKING:
     from ..serve import Rebuilt
 
-from .options import ROOT, findings_summary, level, print_findings, require_site, say, verbosity
+from .options import ROOT, detail, findings_summary, level, print_findings, require_site, say, verbosity
 
 
 @click.command(name="serve")
@@ -33,6 +33,7 @@ def serve_command(root: Path, host: str, port: int, drafts: bool, open_browser: 
     except OSError as err:
         raise click.ClickException(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
     click.echo(f"Serving {root.resolve()} at {preview.url}/ (Ctrl-C to stop)", err=True)
+    detail(f"watching {', '.join(str(path) for path in preview.watched())}{' (drafts included)' * drafts}")
     if open_browser:
         _open(f"{preview.url}/")
     preview.run()

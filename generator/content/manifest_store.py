@@ -128,10 +128,11 @@ def pull(root: Path, store: ManifestStore, ids: list[str], token: str | None, ju
         raise StoreError(f"{TOKEN_VARIABLE} is set, and the store is plain http on another machine: "
                          "use https, or unset the token")
     retry = Retry(total=store.retries, connect=store.retries, read=store.retries, status=store.retries,
-                  other=0, redirect=5, backoff_factor=store.backoff, backoff_max=30,
+                  other=0, backoff_factor=store.backoff, backoff_max=30,
                   status_forcelist=_RETRY_STATUSES, allowed_methods=frozenset({"GET"}), raise_on_status=False,
                   respect_retry_after_header=False)
     with requests.Session() as session:
+        session.max_redirects = 5  # (requests follows them; it drops the token when one leaves the host or https)
         session.mount("http://", HTTPAdapter(max_retries=retry))
         session.mount("https://", HTTPAdapter(max_retries=retry))
         session.headers.update({"Accept": "application/json", "User-Agent": "ledgerpress"})
