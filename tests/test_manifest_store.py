@@ -17,7 +17,7 @@ from generator.content import manifest_store
 from generator.content.config import ManifestStore
 from generator.content.manifest_store import StoreError, mint_id, pull, write_new, write_replacing
 from tests.commands import ledgerpress
-from tests.conftest import MANIFEST_A, STORY_PATH, base_files, write_tree
+from tests.conftest import MANIFEST_A, base_files, write_tree
 
 TOKEN = "s3cret-token"
 A, B = "1000000000000000001", "1000000000000000002"
@@ -234,7 +234,3 @@ def test_writes_are_whole_and_never_replace_by_accident(tmp_path: Path):
     write_replacing(target, "three\n")
     assert target.read_text() == "three\n" and [p.name for p in target.parent.iterdir()] == ["x.json"]
 
-
-def test_the_story_in_the_fixture_still_cites_a(tmp_path: Path):
-    """(The pull tests rely on it: the fixture's story cites manifest A, which _site takes away.)"""
-    assert A in (write_tree(tmp_path, base_files()) / STORY_PATH).read_text()

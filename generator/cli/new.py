@@ -67,11 +67,7 @@ def new(title: str, newsroom: str, beat: str, trust: str | None, draft: bool, da
         print_findings(findings, err=True)
         sys.exit(1)
     title = _title(title)
-    for option, value, known in (("newsroom", newsroom, config.newsrooms), ("beat", beat, config.beats),
-                                 ("trust", trust, config.trust)):
-        if value is not None and value not in known:
-            raise click.BadParameter(f"'{value}' is not one of {', '.join(sorted(known))} (from site.toml)",
-                                     param_hint=f"--{option}")
+    _check_keys(config, newsroom=newsroom, beat=beat, trust=trust)
     slug = _slug(slug, title)
     _check_authors(root, authors)
     now = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
@@ -97,6 +93,15 @@ def _title(title: str) -> str:
     if len(title) > 200:
         raise click.BadParameter(f"the title is {len(title)} characters; at most 200", param_hint="TITLE")
     return title
+
+
+def _check_keys(config, **given: str | None) -> None:
+    """Each of newsroom, beat and trust must be a key its table in site.toml declares."""
+    for option, value in given.items():
+        known = getattr(config, "newsrooms" if option == "newsroom" else "beats" if option == "beat" else option)
+        if value is not None and value not in known:
+            raise click.BadParameter(f"'{value}' is not one of {', '.join(sorted(known))} (from site.toml)",
+                                     param_hint=f"--{option}")
 
 
 def _slug(given: str | None, title: str) -> str:
