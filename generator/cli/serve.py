@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,14 +35,14 @@ def serve_command(root: Path, host: str, port: int, drafts: bool, open_browser: 
         raise click.ClickException(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
     click.echo(f"Serving {root.resolve()} at {preview.url}/ (Ctrl-C to stop)", err=True)
     detail(f"watching {', '.join(str(path) for path in preview.watched())}{' (drafts included)' * drafts}")
-    if open_browser:
-        _open(f"{preview.url}/")
+    if open_browser:  # on a thread: a browser command may not return until the browser closes
+        threading.Thread(target=_open, args=(f"{preview.url}/",), name="open-browser", daemon=True).start()
     preview.run()
     say("Stopped.")
 
 
 def _open(url: str) -> None:
-    """The listening socket queues the browser's request until the server thread takes it, so no wait."""
+    """The socket listens already: the browser's first request waits for the server thread, never fails."""
     import webbrowser
 
     if not webbrowser.open(url):
