@@ -63,8 +63,8 @@ def test_new_story_starts_a_file_that_check_explains(site: Path):
     assert result.exit_code == 0, result.output
     created = Path(result.stdout.strip())
     assert created.name == "harbour-bridge-reopens.md" and created.is_file()
-    checked = run("check", "--root", str(site))
-    assert checked.exit_code == 1 and "LP022" in checked.stdout
+    checked = run("check", "--root", str(site))  # a draft: its placeholders are named, as warnings
+    assert checked.exit_code == 0 and "LP004" in checked.stdout and "REPLACE with a manifest id" in checked.stdout
     assert run("new", "x", "--newsroom", "nope", "--beat", "policy", "--root", str(site)).exit_code == 2
 
 

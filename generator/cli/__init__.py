@@ -19,18 +19,52 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 from .. import __version__  # noqa: E402
 from .build import build  # noqa: E402
 from .check import check, list_rules  # noqa: E402
+from .init import init  # noqa: E402
+from .manifests import manifest_group, manifests_group  # noqa: E402
 from .new import new  # noqa: E402
 from .publish import publish_command  # noqa: E402
 from .serve import serve_command  # noqa: E402
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Commands(click.Group):
+    """Commands listed in the order a site is made (start, write, check, build, preview, publish)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(self.commands)
+
+
+@click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="ledgerpress")
 def cli() -> None:
-    """ledgerpress: build a provenance-checked news site from content/."""
+    """ledgerpress builds a news site whose every paragraph cites its source records, and refuses a story
+    whose citations do not check out.
+
+    \b
+    Start:    ledgerpress init mysite && cd mysite
+    Write:    ledgerpress new "Headline" --newsroom news --beat general
+    Check:    ledgerpress check
+    Preview:  ledgerpress serve --open
+    Build:    ledgerpress build
+
+    `ledgerpress COMMAND --help` explains a command; docs/ in the repository explains everything.
+    """
 
 
-for command in (build, check, new, serve_command, publish_command, list_rules):
+# The command list shows these lines whole (click would cut each command's first sentence to fit).
+SUMMARIES = {
+    init: "Start a new site: one story, one manifest, checks clean.",
+    new: "Start a story, as a draft with its slug pinned.",
+    manifest_group: "Make a manifest (a source record) with a fresh id.",
+    manifests_group: "Fetch the manifests stories cite from the manifest store.",
+    check: "Run every rule and print the findings; exit 1 on an error.",
+    list_rules: "List every rule code and what it checks.",
+    build: "Check the site, then write it into public/.",
+    serve_command: "Preview the site on your machine; it rebuilds on every save.",
+    publish_command: "Copy public/ to a folder or an S3 bucket, changed files only.",
+}
+
+for command, summary in SUMMARIES.items():
+    command.short_help = summary
     cli.add_command(command)
 
 

@@ -4,28 +4,68 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from .options import ROOT, findings_summary, print_findings
+from .options import ROOT, counted, detail, print_findings, say, verbosity
+
+if TYPE_CHECKING:
+    from ..content.findings import Finding
+    from ..engine.check import Checked
 
 
 @click.command()
 @ROOT
-@click.option("--format", "form", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--format", "form", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True,
+              help="text: one `path:line:col: CODE message` a line; json: a JSON array; sarif: SARIF 2.1.0.")
+@verbosity
 def check(root: Path, form: str) -> None:
-    """Run every rule on content/ and print the findings; exit 1 if any error remains."""
+    """Run every rule on the site and print the findings; exit 1 if an error remains (drafts only warn)."""
     from ..engine.check import check_site
     from ..engine.pool import default_jobs
 
-    findings = check_site(root, drafts=False, base_url=None, jobs=default_jobs()).findings
+    started = time.perf_counter()
+    checked = check_site(root, drafts=False, jobs=default_jobs())  # as build and publish see the site
+    findings = checked.findings
+    drafts = {path for path, record in checked.records.items() if record.draft}
     if form == "json":
         click.echo(json.dumps([f.as_dict() for f in findings], indent=2, ensure_ascii=False))
+    elif form == "sarif":
+        from .sarif import sarif_log
+
+        click.echo(json.dumps(sarif_log(findings, root), indent=2, ensure_ascii=False))
     else:
         print_findings(findings)
-        click.echo(findings_summary(findings), err=True)
+        say(_summary(root, checked, findings, len(drafts)))
+        for hint in _hints(root, checked, findings):
+            say(hint)
+    for path in sorted(drafts):
+        detail(f"draft (not built without --drafts): {path}")
+    detail(f"checked in {time.perf_counter() - started:.2f} s")
     sys.exit(1 if any(f.severity == "error" for f in findings) else 0)
+
+
+def _summary(root: Path, checked: Checked, findings: list[Finding], drafts: int) -> str:
+    """'0 errors, 1 warning; 16 stories (1 draft), 24 manifests, 2 pages checked': what was looked at."""
+    errors = sum(f.severity == "error" for f in findings)
+    drafted = f" ({counted(drafts, 'draft')})" if drafts else ""
+    return (f"{counted(errors, 'error')}, {counted(len(findings) - errors, 'warning')}; "
+            f"{counted(len(checked.records), 'story')}{drafted}, {counted(len(checked.manifest_records), 'manifest')}, "
+            f"{counted(len(checked.pages), 'page')} checked")
+
+
+def _hints(root: Path, checked: Checked, findings: list[Finding]) -> list[str]:
+    """What to do next, when the findings say it plainly: start a site, or pull the missing manifests."""
+    config = checked.config
+    if config is None and not (root / "content" / "site.toml").exists():
+        return ["no site here: `ledgerpress init` starts one (or pass --root)"]
+    if config is not None and config.manifests is not None and any(f.code == "LP022" for f in findings):
+        return ["cited manifests are missing from content/manifests (LP022): "
+                "`ledgerpress manifests pull` fetches them from the [manifests] store"]
+    return []
 
 
 @click.command(name="rules")

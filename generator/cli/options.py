@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -11,7 +12,51 @@ if TYPE_CHECKING:
     from ..content.findings import Finding
 
 ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
-                    show_default=True, help="Site root holding content/ (and optionally templates/).")
+                    show_default=True, help="Site root: the folder holding content/ (and optionally templates/).")
+
+_LEVEL = "ledgerpress.verbosity"
+
+
+def _set_level(step: int) -> Callable[[click.Context, click.Parameter, Any], None]:
+    def callback(ctx: click.Context, param: click.Parameter, value: int) -> None:
+        ctx.meta[_LEVEL] = ctx.meta.get(_LEVEL, 0) + step * value
+
+    return callback
+
+
+def verbosity(command: Callable) -> Callable:
+    """-q/--quiet and -v/--verbose: how much a command says besides its findings and its result."""
+    quiet = click.option("-q", "--quiet", count=True, expose_value=False, callback=_set_level(-1),
+                         help="Say less: only findings, errors and the command's result.")
+    verbose = click.option("-v", "--verbose", count=True, expose_value=False, callback=_set_level(1),
+                           help="Say more about each step (what it read, tried and decided).")
+    return quiet(verbose(command))
+
+
+def level() -> int:
+    """-1 quiet, 0 normal, 1 or more verbose."""
+    ctx = click.get_current_context(silent=True)
+    return ctx.meta.get(_LEVEL, 0) if ctx is not None else 0
+
+
+def say(message: str) -> None:
+    """A note for a person (a summary, a hint, what to do next) on stderr; -q leaves it out."""
+    if level() >= 0:
+        click.echo(message, err=True)
+
+
+def detail(message: str) -> None:
+    """A step only -v shows, on stderr."""
+    if level() >= 1:
+        click.echo(message, err=True)
+
+
+def require_site(root: Path) -> None:
+    """Stop (exit 1) with a plain sentence when root holds no site, before anything reads or writes there."""
+    if not (root / "content" / "site.toml").is_file():
+        where = "this folder" if root == Path(".") else str(root)
+        raise click.ClickException(f"no ledgerpress site in {where} (no content/site.toml): "
+                                   f"run `ledgerpress init` to start one, or pass --root")
 
 
 def print_findings(findings: list[Finding], err: bool = False) -> None:
@@ -28,3 +73,9 @@ def findings_summary(findings: list[Finding]) -> str:
     warnings = len(findings) - errors
     files = len({f.path for f in findings})
     return f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)} in {files} file{'s' * (files != 1)}"
+
+
+def counted(number: int, noun: str) -> str:
+    """'1 story', '2 stories', '0 manifests'."""
+    plural = noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
+    return f"{number:,} {noun if number == 1 else plural}"

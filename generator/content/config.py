@@ -35,6 +35,16 @@ class Verify(Section):
     header: str | None = None
 
 
+class ManifestStore(Section):
+    """Where `ledgerpress manifests pull` fetches manifests: `{id}` in store is replaced by the id."""
+
+    store: Annotated[str, StringConstraints(pattern=r"^https?://\S*\{id\}\S*$")]
+    timeout: float = Field(default=10.0, gt=0, le=300)     # seconds to connect, and between bytes of an answer
+    retries: int = Field(default=3, ge=0, le=10)           # retries after a 5xx answer or a failed connection
+    backoff: float = Field(default=0.5, ge=0, le=60)       # first wait between tries in seconds, doubled each time
+    max_bytes: int = Field(default=5_000_000, ge=1_000)    # a longer answer is refused, not read
+
+
 class SiteConfig(Section):
     """site.toml, validated; the one place where defaults live."""
 
@@ -51,6 +61,7 @@ class SiteConfig(Section):
     trust: dict[Slug, str] = Field(min_length=1)
     reuse: Reuse = Reuse()
     verify: Verify | None = None
+    manifests: ManifestStore | None = None
     checks: dict[str, SeverityOverride] = {}
 
     @property

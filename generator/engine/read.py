@@ -9,6 +9,7 @@ import shutil
 import tempfile
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import NamedTuple
 
 from ..analysis.related import story_citations
@@ -19,6 +20,7 @@ from ..content.config import SiteConfig
 from ..content.findings import Finding, SourceMap
 from ..content.layout import file_digest
 from ..content.models import FrontMatter, ManifestFile, Story
+from ..content.source import front_matter
 from ..content.stories import load_story
 from ..render.story_view import SectionView, section_rows, sections_of
 from .records import StoryRecord
@@ -113,15 +115,22 @@ def read_story(reading: Reading, shown: str) -> tuple[StoryRecord, Spilled | Non
     body = parse_body(story.body, story.body_line)
     local = local_findings(story, body, reading.config, reading.manifests)
     if not isinstance(story, Story):
-        return StoryRecord(shown, code, {}, [*findings, *local]), None
+        return StoryRecord(shown, code, {}, [*findings, *local], draft=_marked_draft(reading.root, shown, data)), None
     cited = story_citations(story, body)
     refs = {i: _digest(reading.manifests, i) for i in sorted(cited | {entry.manifest for entry in story.meta.ledger})}
     spilled = None
     if reading.spill is not None:
         rows = section_rows(story, body, reading.manifests)
         spilled = reading.spill.put(pickle.dumps((story.meta.model_dump_json(), rows), protocol=pickle.HIGHEST_PROTOCOL))
-    record = StoryRecord(shown, code, refs, [*findings, *local], story.brief(), features(story.body), cited)
+    record = StoryRecord(shown, code, refs, [*findings, *local], story.brief(), features(story.body), cited,
+                         story.meta.draft)
     return record, spilled
+
+
+def _marked_draft(root: str, shown: str, data: bytes) -> bool:
+    """Whether a story whose front matter does not validate says `draft: true` all the same."""
+    parsed, _ = front_matter(Path(root, shown), shown, data)
+    return parsed is not None and isinstance(parsed[0], dict) and parsed[0].get("draft") is True
 
 
 def _digest(manifests: Mapping[str, ManifestFile], manifest_id: str) -> str:

@@ -46,8 +46,5 @@ class StoryRecord:
     brief: StoryBrief | None = None
     features: Features | None = None
     cited: frozenset[str] = frozenset()
+    draft: bool = False  # marked `draft: true` (read from the YAML as written when the front matter is wrong)
     rendered: Rendered | None = field(default=None, compare=False)
-
-    @property
-    def draft(self) -> bool:
-        return self.brief is not None and self.brief.draft

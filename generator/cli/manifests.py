@@ -1,0 +1,150 @@
+"""`ledgerpress manifest new` (write a source record with a fresh id) and `ledgerpress manifests pull` (fetch
+the manifests stories cite from the service that holds them)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import sys
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import click
+
+from .options import ROOT, counted, detail, print_findings, require_site, say, verbosity
+
+_URL = re.compile(r"^https?://\S+$")
+
+
+@click.group(name="manifest")
+def manifest_group() -> None:
+    """Make a manifest: one source record with its claims."""
+
+
+@manifest_group.command(name="new")
+@click.option("--title", required=True, help="What the source is, e.g. 'Council minutes, November session'.")
+@click.option("--source-url", required=True, help="Where the source is published (http or https).")
+@click.option("--source-name", default=None, help="Short name of the source (default: the URL's host).")
+@click.option("--published", default=None, metavar="ISO",
+              help="When the source was published, ISO 8601 (default: now; no offset means UTC).")
+@click.option("--brief", default=None, help="Optional one-paragraph summary of the source.")
+@click.option("--claim", "claims", multiple=True, metavar="TEXT",
+              help="A claim, as the source states it (repeat for several; each gets a fresh id).")
+@ROOT
+@verbosity
+def new_manifest(title: str, source_url: str, source_name: str | None, published: str | None, brief: str | None,
+                 claims: tuple[str, ...], root: Path) -> None:
+    """Write content/manifests/<fresh id>.json and print its path."""
+    from ..content.manifest_store import checked_text, manifest_text, mint_id, write_new
+
+    require_site(root)
+    data = _record(title, source_url, source_name, _moment(published), brief)
+    folder = root / "content" / "manifests"
+    taken = {path.stem for path in folder.glob("*.json")}
+    manifest_id = mint_id(taken)
+    data = {"id": manifest_id, **data, "claims": []}
+    for text in claims or ("",):
+        data["claims"].append({"id": mint_id({manifest_id, *(c["id"] for c in data["claims"])}), "text": text.strip()})
+    path = folder / f"{manifest_id}.json"
+    text = manifest_text(data)
+    write_new(path, text)
+    click.echo(str(path))
+    detail(f"claim ids: {', '.join(claim['id'] for claim in data['claims'])}")
+    print_findings(checked_text(manifest_id, text, f"content/manifests/{manifest_id}.json"), err=True)
+    if not claims:
+        say(f"next: write the source's claims in {path} (the empty one is reported until then)")
+    say(f"cite it in a story's ledger as manifest: \"{manifest_id}\"")
+
+
+def _record(title: str, url: str, name: str | None, published: dt.datetime, brief: str | None) -> dict:
+    """The manifest's fields from the options, each checked as the manifest schema would."""
+    if not title.strip():
+        raise click.BadParameter("the title is empty", param_hint="--title")
+    if not _URL.match(url):
+        raise click.BadParameter(f"'{url}' is not an http or https URL", param_hint="--source-url")
+    name = (name if name is not None else urlsplit(url).hostname or "").strip()
+    if not name:
+        raise click.BadParameter("the source name is empty", param_hint="--source-name")
+    data = {"title": title.strip(), "source": {"name": name, "url": url},
+            "published": published.isoformat().replace("+00:00", "Z")}
+    if brief and brief.strip():
+        data["brief"] = brief.strip()
+    return data
+
+
+def _moment(value: str | None) -> dt.datetime:
+    if value is None:
+        return dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    try:
+        moment = dt.datetime.fromisoformat(value)
+    except ValueError:
+        raise click.BadParameter(f"'{value}' is not an ISO 8601 date and time (2026-11-20T09:00:00Z)",
+                                 param_hint="--published") from None
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.timezone.utc)
+
+
+@click.group(name="manifests")
+def manifests_group() -> None:
+    """Work with the manifests in content/manifests/."""
+
+
+@manifests_group.command(name="pull")
+@click.argument("ids", nargs=-1, metavar="[ID]...")
+@ROOT
+@verbosity
+def pull_manifests(ids: tuple[str, ...], root: Path) -> None:
+    """Fetch manifests from [manifests] store (default: those stories cite that are missing), validated."""
+    from ..content.config import CONFIG_NAME, load_config
+    from ..content.load import load_content
+    from ..content.manifest_store import TOKEN_VARIABLE, StoreError, missing_ids, pull
+
+    require_site(root)
+    config, findings = load_config(root / "content" / CONFIG_NAME, shown=f"content/{CONFIG_NAME}")
+    if config is None:
+        print_findings(findings, err=True)
+        sys.exit(1)
+    if config.manifests is None:
+        raise click.ClickException('no manifest store: add `[manifests]` with `store = "https://…/{id}"` to '
+                                   "content/site.toml")
+    wanted = list(dict.fromkeys(ids)) or missing_ids(root, load_content(root))
+    if not wanted:
+        say("nothing to pull: every manifest the stories cite is in content/manifests/")
+        return
+    token = os.environ.get(TOKEN_VARIABLE) or None
+    detail(f"pulling {counted(len(wanted), 'manifest')} from {config.manifests.store}"
+           f"{' with the token from ' + TOKEN_VARIABLE if token else ' without a token'}")
+    outcomes: dict[str, int] = {}
+    try:
+        for pulled in pull(root, config.manifests, wanted, token, _manifest_rules(config)):
+            for line in pulled.tries:
+                detail(f"  retried after {line}")
+            _report(pulled)
+            outcomes[pulled.outcome] = outcomes.get(pulled.outcome, 0) + 1
+    except StoreError as err:
+        raise click.ClickException(str(err)) from None
+    say(", ".join(f"{outcomes.get(name, 0)} {name}" for name in ("written", "updated", "unchanged", "failed")))
+    sys.exit(1 if outcomes.get("failed") else 0)
+
+
+def _manifest_rules(config):
+    """The rules `check` runs on each manifest file (LP101, LP102, ...), with the site's severities."""
+    from ..checks import RULES, SiteIndex, severities
+
+    def judge(found) -> list:
+        site = SiteIndex(config, {found.manifest.id: found}, [], {})
+        return severities([finding for rule in RULES.values() if rule.scope == "manifest" and rule.run is not None
+                           for finding in rule.run(found, site)], config.checks)
+
+    return judge
+
+
+def _report(pulled) -> None:
+    shown = f"content/manifests/{pulled.id}.json"
+    print_findings(pulled.findings, err=True)
+    if pulled.outcome in ("written", "updated"):
+        click.echo(f"{pulled.outcome} {shown}")
+    elif pulled.outcome == "unchanged":
+        detail(f"unchanged {shown}")
+    elif pulled.error:
+        click.echo(f"error: {pulled.error}", err=True)

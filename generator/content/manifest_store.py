@@ -1,0 +1,256 @@
+"""Making manifest files: fresh ids, atomic writes, and pulling manifests from the service that holds them."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import secrets
+import tempfile
+import time
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Literal
+from urllib.parse import quote, urlsplit
+
+from .cites import CITE
+from .config import ManifestStore
+from .findings import Finding
+from .load import Content
+from .manifests import load_manifest
+from .models import ID_PATTERN, ManifestFile
+
+TOKEN_VARIABLE = "LEDGERPRESS_MANIFEST_TOKEN"
+_ID = re.compile(ID_PATTERN)
+_EPOCH_MS = 1_767_225_600_000  # 2026-01-01: ids count milliseconds from here, so they stay 19 digits for decades
+_RETRY_STATUSES = frozenset({500, 502, 503, 504})
+
+
+def mint_id(taken: Collection[str] = ()) -> str:
+    """A fresh 19-digit id: milliseconds since 2026 then random bits, so ids sort by time and never collide
+    in practice; `taken` ids are skipped all the same."""
+    while True:
+        stamp = max(int(time.time() * 1000) - _EPOCH_MS, 0) & ((1 << 40) - 1)
+        minted = str((1 << 62) | (stamp << 22) | secrets.randbits(22))
+        if minted not in taken:
+            return minted
+
+
+def manifest_text(data: dict) -> str:
+    """A manifest as ledgerpress writes one: two-space JSON, keys in the order given, ids as strings."""
+    return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+
+def checked_text(manifest_id: str, text: str, shown: str) -> list[Finding]:
+    """What `check` would say about this text saved as <manifest_id>.json (LP100-LP102), without saving it."""
+    return load_manifest(f"{manifest_id}.json", shown, text.encode("utf-8"))[1]
+
+
+def write_new(path: Path, text: str) -> None:
+    """Write a file that must not exist yet, all at once: a reader never sees half of it, and an existing
+    file is never replaced (FileExistsError)."""
+    temp = _temp_beside(path, text)
+    try:
+        os.link(temp, path)
+    finally:
+        os.unlink(temp)
+
+
+def write_replacing(path: Path, text: str) -> None:
+    """Write a file all at once, replacing what was there."""
+    temp = _temp_beside(path, text)
+    try:
+        os.replace(temp, path)
+    except BaseException:
+        os.unlink(temp)
+        raise
+
+
+def _temp_beside(path: Path, text: str) -> str:
+    """A hidden temporary file in the target's folder (so a rename is atomic; `check` skips hidden files)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
+            out.write(text)
+            out.flush()
+            os.fsync(out.fileno())
+    except BaseException:
+        os.unlink(temp)
+        raise
+    return temp
+
+
+def missing_ids(root: Path, content: Content) -> list[str]:
+    """Ids that stories cite (ledger, key facts, body) and content/manifests has no file for."""
+    cited: set[str] = set()
+    for story in content.stories:
+        cited.update(entry.manifest for entry in story.meta.ledger)
+        cited.update(i for fact in story.meta.key_facts for i in fact.cites)
+    for item in (*content.stories, *content.broken):
+        cited.update(part.strip() for found in CITE.finditer(item.body) for part in found[1].split(","))
+    folder = root / "content" / "manifests"
+    return sorted(i for i in cited if _ID.match(i) and not (folder / f"{i}.json").exists())
+
+
+Outcome = Literal["written", "updated", "unchanged", "failed"]
+
+
+@dataclass
+class Pulled:
+    """What pulling one id did: the file's fate, or why it failed (an error, or findings about the answer)."""
+
+    id: str
+    url: str
+    outcome: Outcome = "failed"
+    error: str = ""
+    findings: list[Finding] = field(default_factory=list)
+    tries: list[str] = field(default_factory=list)  # one line per answer or failure before the last
+
+
+class StoreError(Exception):
+    """The store cannot be asked at all (no store configured, a token that must not be sent)."""
+
+
+Judge = Callable[[ManifestFile], list[Finding]]  # the manifest rules (LP101, LP102, ...) as the site sets them
+
+
+def pull(root: Path, store: ManifestStore, ids: list[str], token: str | None, judge: Judge = lambda found: []
+         ) -> Iterator[Pulled]:
+    """Fetch each id from the store, check the answer as `check` would check it saved as content/manifests/
+    <id>.json (loading, then `judge`), and write it only if no error remains."""
+    import requests
+    from requests.adapters import HTTPAdapter
+    from urllib3.util.retry import Retry
+
+    if token and not _safe_for_token(store.store):
+        raise StoreError(f"{TOKEN_VARIABLE} is set, and the store is plain http on another machine: "
+                         "use https, or unset the token")
+    retry = Retry(total=store.retries, connect=store.retries, read=store.retries, status=store.retries,
+                  other=0, backoff_factor=store.backoff, backoff_max=30,
+                  status_forcelist=_RETRY_STATUSES, allowed_methods=frozenset({"GET"}), raise_on_status=False,
+                  respect_retry_after_header=False)
+    with requests.Session() as session:
+        session.max_redirects = 5  # (requests follows them; it drops the token when one leaves the host or https)
+        session.mount("http://", HTTPAdapter(max_retries=retry))
+        session.mount("https://", HTTPAdapter(max_retries=retry))
+        session.headers.update({"Accept": "application/json", "User-Agent": "ledgerpress"})
+        if token:
+            session.headers["Authorization"] = f"Bearer {token}"
+        for manifest_id in ids:
+            yield _pull_one(session, root, store, manifest_id, bool(token), judge)
+
+
+def _safe_for_token(url: str) -> bool:
+    """A bearer token goes over https, or plain http to this machine only."""
+    parts = urlsplit(url)
+    return parts.scheme == "https" or (parts.hostname or "") in ("localhost", "::1") or (
+        parts.hostname or "").startswith("127.")
+
+
+def _pull_one(session, root: Path, store: ManifestStore, manifest_id: str, token: bool, judge: Judge) -> Pulled:
+    import requests
+
+    url = store.store.replace("{id}", quote(manifest_id, safe=""))
+    pulled = Pulled(manifest_id, url)
+    if not _ID.match(manifest_id):
+        pulled.error = f"'{manifest_id}' is not a manifest id (letters, digits, '_' and '-', at most 64)"
+        return pulled
+    try:
+        answer = session.get(url, timeout=(store.timeout, store.timeout), stream=True)
+    except (requests.exceptions.ConnectionError, requests.exceptions.Timeout, requests.exceptions.RetryError) as err:
+        pulled.error = f"{url}: no answer after {store.retries} retries ({_reason(err)})"
+        return pulled
+    except requests.exceptions.RequestException as err:
+        pulled.error = f"{url}: {_reason(err)}"
+        return pulled
+    with answer:
+        pulled.tries = _history(answer)
+        pulled.error = _status_error(answer.status_code, manifest_id, url, token, len(pulled.tries))
+        if pulled.error:
+            return pulled
+        try:
+            body = _read_bounded(answer, store)
+        except _TooLong as err:
+            pulled.error = f"{url}: {err}"
+            return pulled
+        except requests.exceptions.RequestException as err:
+            pulled.error = f"{url}: the answer broke off ({_reason(err)})"
+            return pulled
+    return _save(root, pulled, body, judge)
+
+
+def _history(answer) -> list[str]:
+    """The tries urllib3 made before this answer: status or error, each."""
+    retries = getattr(answer.raw, "retries", None)
+    return [f"{item.method} {item.url}: {item.status or type(item.error).__name__}"
+            for item in (retries.history if retries is not None else ())]
+
+
+def _status_error(status: int, manifest_id: str, url: str, token: bool, retried: int) -> str:
+    if status == 200:
+        return ""
+    if status in (401, 403):
+        return (f"{url}: the store refused the token ({status}): check {TOKEN_VARIABLE}" if token else
+                f"{url}: the store wants a token ({status}): set {TOKEN_VARIABLE}")
+    if status in (404, 410):
+        return f"{url}: the store has no manifest '{manifest_id}' ({status})"
+    tail = f" after {retried} retries" if retried else ""
+    return f"{url}: the store answered {status}{tail}"
+
+
+class _TooLong(Exception):
+    pass
+
+
+def _read_bounded(answer, store: ManifestStore) -> bytes:
+    """The answer's body, refused past max_bytes or past the timeout from its first byte to its last."""
+    deadline = time.monotonic() + store.timeout
+    declared = answer.headers.get("Content-Length", "")
+    if declared.isdigit() and int(declared) > store.max_bytes:
+        raise _TooLong(f"the answer is {int(declared):,} bytes, more than max_bytes ({store.max_bytes:,})")
+    chunks, size = [], 0
+    for chunk in answer.iter_content(chunk_size=65536):
+        size += len(chunk)
+        if size > store.max_bytes:
+            raise _TooLong(f"the answer is longer than max_bytes ({store.max_bytes:,})")
+        if time.monotonic() > deadline:
+            raise _TooLong(f"the answer took longer than timeout ({store.timeout:g} s) to arrive")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def _reason(err: Exception) -> str:
+    """The innermost cause, in a line (requests wraps urllib3's errors two or three deep)."""
+    inner: BaseException = err
+    while inner.args and isinstance(inner.args[0], BaseException):
+        inner = inner.args[0]
+    reason = getattr(inner, "reason", None)
+    text = str(reason if isinstance(reason, BaseException | str) else inner)
+    return text.splitlines()[0] if text else type(inner).__name__
+
+
+def _save(root: Path, pulled: Pulled, body: bytes, judge: Judge) -> Pulled:
+    """Check the answer as content/manifests/<id>.json would be checked; write it only if no error remains."""
+    shown = f"content/manifests/{pulled.id}.json"
+    found, findings = load_manifest(f"{pulled.id}.json", shown, body)
+    if found is not None:
+        findings = [*findings, *judge(found)]
+    if found is None or any(f.severity == "error" for f in findings):
+        pulled.findings = [Finding(f.path, f.line, f.col, f.code, f"{f.message} (in the store's answer from "
+                                   f"{pulled.url}: not written)", f.severity) for f in findings]
+        return pulled
+    pulled.findings = findings  # warnings, as [checks] sets them
+    text = manifest_text(json.loads(body))
+    path = root / shown
+    try:
+        before = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        before = None
+    if before == text:
+        pulled.outcome = "unchanged"
+        return pulled
+    write_replacing(path, text)
+    pulled.outcome = "written" if before is None else "updated"
+    return pulled

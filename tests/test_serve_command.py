@@ -1,0 +1,61 @@
+"""`ledgerpress serve` run as a user runs it: outside a site it says so, and `--open` opens the browser."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+from tests.commands import LEDGERPRESS, ledgerpress
+from tests.conftest import base_files, write_tree
+
+WAIT = 30  # seconds: a bound, never a sleep
+
+
+def _status(url: str, deadline: float) -> int:
+    while True:
+        try:
+            with urllib.request.urlopen(url, timeout=WAIT) as page:
+                return page.status
+        except urllib.error.HTTPError as err:
+            if err.code != 503 or time.monotonic() > deadline:
+                return err.code
+        time.sleep(0.1)
+
+
+def test_serve_outside_a_site_says_so_and_exits(tmp_path: Path):
+    (tmp_path / "notes.txt").write_text("not a site")
+    started = time.monotonic()
+    served = ledgerpress("serve", "--port", "0", cwd=tmp_path)
+    assert served.returncode == 1 and time.monotonic() - started < WAIT
+    assert "no ledgerpress site in this folder" in served.stderr and "ledgerpress init" in served.stderr
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # no cache, nothing watched
+
+
+def test_serve_open_opens_the_preview_in_the_browser(tmp_path: Path):
+    site = write_tree(tmp_path / "site", base_files())
+    opened = tmp_path / "opened.txt"
+    browser = tmp_path / "browser.py"
+    browser.write_text(f"import sys, pathlib\npathlib.Path({str(opened)!r}).write_text(sys.argv[1])\n")
+    env = {**os.environ, "BROWSER": f"{sys.executable} {browser} %s"}
+    env.pop("DISPLAY", None)
+    env.pop("WAYLAND_DISPLAY", None)
+    server = subprocess.Popen([str(LEDGERPRESS), "serve", "--port", "0", "--open", "-q"], cwd=site, env=env,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + WAIT
+        while not opened.exists() and time.monotonic() < deadline and server.poll() is None:
+            time.sleep(0.05)
+        url = opened.read_text()
+        assert url.startswith("http://127.0.0.1:") and url.endswith("/")
+        assert _status(url, deadline) == 200  # (503, "Building…", until the first build is in)
+    finally:
+        server.send_signal(signal.SIGINT)
+        out, err = server.communicate(timeout=WAIT)
+    assert server.returncode == 0, err
+    assert f"at {url} (Ctrl-C to stop)" in err and "Stopped." not in err  # -q: no closing note
