@@ -277,3 +277,33 @@ def test_a_manifest_edited_after_the_scan_is_read_when_next_scanned(site: Path):
     after, files = _built(site, during.memo, content_digests(site, scan(site, None)[1]))
     assert files == _built(site)[1]
     assert b"Transit ridership review" in b"".join(files.values())
+
+
+def test_a_new_view_field_shown_by_one_list_template_remakes_that_list(site: Path, tmp_path: Path, monkeypatch):
+    """A field added to the view and shown by a list template reaches that list page when it changes, with no
+    other change to the code: a list page is made from its stories' whole views, by fingerprint."""
+    import generator.engine.stories
+    from generator.render.story_view import StoryView, story_view
+
+    class WithNote(StoryView):
+        note: str
+
+    def noted(story, *args, **kwargs):
+        view = story_view(story, *args, **kwargs)
+        return WithNote(**dict(view), note=(story.meta.unresolved or ["none"])[0].upper())
+
+    monkeypatch.setattr(generator.engine.stories, "story_view", noted)
+    (site / "templates").mkdir()
+    (site / "templates/list.html").write_text("{% for story in listing.stories %}<p>{{ story.note }}</p>{% endfor %}\n")
+    build(site)
+    beat = site / "public/beats/policy/index.html"
+    assert beat.read_text() == "<p>WHEN CONSTRUCTION STARTS.</p>"
+    path = site / STORY_PATH
+    path.write_text(path.read_text().replace("When construction starts.", "When the digging starts."))
+    assert "up to date" not in build(site)
+    assert beat.read_text() == "<p>WHEN THE DIGGING STARTS.</p>"
+    cold = tmp_path / "cold"
+    shutil.copytree(site / "content", cold / "content")
+    shutil.copytree(site / "templates", cold / "templates")
+    build(cold)
+    assert listing(site / "public") == listing(cold / "public")
