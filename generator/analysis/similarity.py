@@ -274,10 +274,14 @@ class Features(NamedTuple):
     words: tuple[str, ...]
     numbers: tuple[int, ...]
 
-    def interned(self) -> Features:
-        """The same, its words the one copy this process keeps of each (they arrive from workers as copies;
-        shared, the site's thousands of stories hold each word once)."""
-        return self._replace(words=tuple(map(sys.intern, self.words)))
+    def plain(self) -> tuple[bytes, bool, tuple[str, ...], tuple[int, ...]]:
+        """These features as plain data (the signature as its bytes), to keep between builds."""
+        return self.sketch.tobytes(), self.empty, self.words, self.numbers
+
+    @classmethod
+    def from_plain(cls, data: tuple[bytes, bool, tuple[str, ...], tuple[int, ...]]) -> Features:
+        sketch, empty, words, numbers = data
+        return cls(np.frombuffer(sketch, dtype=np.uint64), empty, words, numbers)
 
 
 def features(text: str) -> Features:

@@ -4,6 +4,7 @@ memo) into an output store; the store keeps the rest as they were. Nothing is ma
 from __future__ import annotations
 
 import dataclasses
+import functools
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -18,12 +19,13 @@ from ..render.teaser import Teaser
 from ..render.templates import Renderer, template_finding
 from ..site.kinds import navigation
 from .check import Checked, check_site
-from .memo import Memo, PageRecord
+from .memo import DamagedCache, Memo, PageRecord, TeaserFiles
 from .pages import (
     PageMaking,
     collisions,
     make_outputs,
     output_fingerprint,
+    site_fingerprint,
     site_outputs,
     stale_outputs,
 )
@@ -61,6 +63,7 @@ class BuildResult:
     made: int = 0
     seconds: float = 0.0
     memo: Memo | None = None
+    site: str = ""
 
     @property
     def ok(self) -> bool:
@@ -84,6 +87,10 @@ def build_site(root: Path, store: OutputStore, options: Options = Options(), mem
                 _make(root, checked, store, spill, options, jobs, memo, memo_key, result, progress)
             except TemplateError as err:
                 _failed(result, template_finding(root, err))
+            except DamagedCache:  # a file of the cache changed behind it: the memo cannot be trusted
+                if memo is not None:
+                    return build_site(root, store, options, None, digests, progress, memo_key)
+                raise
             except (ManifestChanged, StoryChanged) as err:
                 _failed(result, Finding(str(err), 1, 1, "LP001", "the file changed while the site was being built; "
                                                               "build again"))
@@ -105,21 +112,22 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     related, related_kept = related_stories(checked, memo)
     story_list = story_jobs(checked, related)
     templates = renderer.digest(*STORY_TEMPLATES)
+    teasers = TeaserFiles(root)
     stale = stale_stories(story_list, checked.records, templates, store.holds)
     if stale:
         renderer.compile(STORY_TEMPLATES)
-    making = Making(str(root), config, checked.manifests, renderer, templates, store, spill, checked.spilled)
+    making = Making(str(root), config, checked.manifests, renderer, templates, store, spill, checked.spilled, teasers)
     made = make_stories(making, stale, jobs, progress)
     records = dict(checked.records)
-    teasers, outputs, sources = [], {}, {}
+    shown, outputs, sources = [], {}, {}
     for job in story_list:
         record = records[job.path]
         rendered = made.get(job.path, record.rendered)
         records[job.path] = dataclasses.replace(record, rendered=rendered)
-        teasers.append(Teaser(rendered.teaser, rendered.teaser_fingerprint, rendered.keys))
+        shown.append(Teaser(functools.partial(teasers.read, rendered.teaser), rendered.teaser, rendered.keys))
         outputs.update(rendered.outputs)
         sources.update(dict.fromkeys(rendered.outputs, job.path))
-    pages = _make_pages(checked, renderer, store, teasers, outputs, sources, memo, jobs, result)
+    pages = _make_pages(checked, renderer, store, shown, outputs, sources, memo, jobs, result)
     if not result.ok:
         return
     search = _search(store, outputs, options, memo, result)
@@ -129,8 +137,8 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     result.made += 3 * len(stale)
     kept_scores = {pair: score for pair, score in checked.scores.items()
                    if set(pair) <= {record.digest for record in records.values()}}
-    result.memo = Memo(memo_key[0], memo_key[1], checked.manifest_records, records, pages, checked.repeats,
-                       related_kept, kept_scores, search)
+    result.memo = Memo(memo_key[0], memo_key[1], checked.manifest_records, records, pages, result.site,
+                       checked.repeats, related_kept, kept_scores, search)
 
 
 def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, teasers: list[Teaser],
@@ -138,6 +146,11 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, teaser
                 result: BuildResult) -> dict[str, PageRecord]:
     """The site's other outputs: made when what they are made from moved; their records, by path."""
     config = checked.config
+    result.site = site_fingerprint(teasers, checked.manifests, checked.pages, sorted(outputs), renderer)
+    if (memo is not None and memo.site == result.site
+            and all(store.holds(path, page.digest) for path, page in memo.pages.items())):
+        outputs.update((path, page.digest) for path, page in memo.pages.items())
+        return memo.pages  # nothing any producer reads moved since the last build, which made them all
     planned = site_outputs(config, teasers, checked.manifests, checked.pages, sorted(outputs))
     clashes = collisions(planned, sources)
     if clashes:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import os
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -121,8 +122,9 @@ def _read_stories(root: Path, checked: Checked, memo: Memo | None, digests: Mapp
             record, spilled = next(results)
             if spilled is not None:
                 checked.spilled[shown] = spilled
-            if record.features is not None:
-                record.features = record.features.interned()
+            if record.features is not None:  # each word the one copy this process keeps of it
+                sketch, empty, words, numbers = record.features
+                record.features = (sketch, empty, tuple(map(sys.intern, words)), numbers)
         checked.records[shown] = record
         findings.extend(record.findings)
         if progress:
@@ -141,7 +143,7 @@ def _repeats(root: Path, checked: Checked, members: list[StoryRecord], memo: Mem
     if memo is not None and memo.repeats is not None:
         kept = RepeatIndex.restore(restored(memo.repeats))
     checked.scores = dict(memo.scores) if memo else {}
-    known = {record.path: record.features for record in members}
+    known = {record.path: record.similarity() for record in members}
     found, index = site_repeats([record.brief for record in members], known, functools.partial(story_body, root),
                                 {record.path: record.digest for record in members}, config.duplicate_threshold,
                                 dt.timedelta(days=config.duplicate_window_days), kept, checked.fresh, checked.scores)

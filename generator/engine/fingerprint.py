@@ -7,10 +7,13 @@ import dataclasses
 import datetime as dt
 import functools
 import hashlib
+import marshal
 from collections.abc import Callable
 from typing import Any
 
 from pydantic import BaseModel
+
+_PLAIN = (str, int, float, bool, bytes, type(None))
 
 
 def fingerprint(*values: Any) -> str:
@@ -24,24 +27,29 @@ def fingerprint(*values: Any) -> str:
 
 def _feed(update: Callable[[bytes], None], value: Any) -> None:
     kind = type(value)
-    if kind is str:
-        data = value.encode("utf-8", "surrogatepass")
-        update(b"s%d:" % len(data) + data)
-    elif value is None or kind in (bool, int, float):
-        update(b"v" + repr(value).encode() + b";")
-    elif kind in (list, tuple):
-        update(b"l%d:" % len(value))
-        for item in value:
-            _feed(update, item)
-    elif kind is dict:
-        update(b"d%d:" % len(value))
-        for key, item in value.items():
-            _feed(update, key)
-            _feed(update, item)
+    if kind in _PLAIN:
+        update(marshal.dumps(value, 2))
+    elif kind is tuple or kind is list or kind is dict:
+        try:  # plain data all the way down (most of it): serialized by value in one call
+            update(b"m" + marshal.dumps(value, 2))
+        except ValueError:
+            _feed_container(update, value)
     elif isinstance(getattr(value, "fingerprint", None), str):
         update(b"f" + value.fingerprint.encode() + b";")
     else:
         _feed_other(update, value)
+
+
+def _feed_container(update: Callable[[bytes], None], value: list | tuple | dict) -> None:
+    if type(value) is dict:
+        update(b"d%d:" % len(value))
+        for key, item in value.items():
+            _feed(update, key)
+            _feed(update, item)
+    else:
+        update(b"l%d:" % len(value))
+        for item in value:
+            _feed(update, item)
 
 
 def _feed_other(update: Callable[[bytes], None], value: Any) -> None:
@@ -49,13 +57,10 @@ def _feed_other(update: Callable[[bytes], None], value: Any) -> None:
         update(type(value).__qualname__.encode() + b"(" + value.model_dump_json().encode() + b")")
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         update(type(value).__qualname__.encode() + b"(")
-        for found in dataclasses.fields(value):
-            _feed(update, getattr(value, found.name))
+        _feed(update, [getattr(value, name) for name in _field_names(type(value))])
     elif isinstance(value, tuple):  # a named tuple
         update(type(value).__qualname__.encode() + b"(")
-        _feed(update, tuple(value))
-    elif isinstance(value, bytes):
-        update(b"b%d:" % len(value) + value)
+        _feed_container(update, tuple(value))
     elif isinstance(value, (dt.date, dt.datetime)):
         update(b"t" + value.isoformat().encode() + b";")
     elif isinstance(value, (set, frozenset)):
@@ -66,6 +71,11 @@ def _feed_other(update: Callable[[bytes], None], value: Any) -> None:
         update(b"c" + _name(value).encode() + b";")
     else:
         raise TypeError(f"cannot take the fingerprint of a {type(value).__name__}")
+
+
+@functools.cache
+def _field_names(kind: type) -> tuple[str, ...]:
+    return tuple(found.name for found in dataclasses.fields(kind))
 
 
 def _name(func: Callable) -> str:

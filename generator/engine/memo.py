@@ -10,10 +10,11 @@ import hmac
 import os
 import pickle
 import secrets
+import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..content.layout import CACHE_DIR
+from ..content.layout import CACHE_DIR, file_digest
 from .records import ManifestRecord, StoryRecord
 
 FORMAT = b"ledgerpress-memo-4\n"
@@ -39,10 +40,56 @@ class Memo:
     manifests: dict[str, ManifestRecord] = field(default_factory=dict)  # by path as shown
     stories: dict[str, StoryRecord] = field(default_factory=dict)       # by path as shown
     pages: dict[str, PageRecord] = field(default_factory=dict)          # by output path
+    site: str = ""                 # the fingerprint of all the site outputs are made from (see engine/pages.py)
     repeats: bytes | None = None   # LP040's RepeatIndex.snapshot(), pickled: restored afresh each build
     related: bytes | None = None   # the RelatedIndex.snapshot(), pickled, with every story's related stories
     scores: dict[tuple[str, str], float] = field(default_factory=dict)  # LP040's exact scores, by file digests
     search: dict[str, str] = field(default_factory=dict)               # the search index's files and digests
+
+
+class TeaserFiles:
+    """Each story's teaser (its view without sections, as JSON) in a file of the cache named by its digest: a
+    page that lists a story reads it from there when it needs more than the story's keys, so that neither the
+    memo nor a build's memory holds thousands of them. A file whose bytes are not its name is not used."""
+
+    def __init__(self, root: Path) -> None:
+        self.folder = root / CACHE_DIR / "teasers"
+        try:
+            self.folder.mkdir(parents=True, exist_ok=True)
+        except OSError:  # a site that cannot be written to: the teasers last as long as the build
+            self.folder = Path(tempfile.mkdtemp(prefix="ledgerpress-teasers-"))
+
+    def put(self, text: bytes) -> str:
+        """Keep a teaser (in whichever process made it); its digest, which names it."""
+        name = file_digest(text)
+        path = self.folder / name
+        if not path.exists():
+            temporary = self.folder / f".{name}.{os.getpid()}"
+            temporary.write_bytes(text)
+            os.replace(temporary, path)
+        return name
+
+    def read(self, name: str) -> bytes:
+        try:
+            text = (self.folder / name).read_bytes()
+        except OSError as err:
+            raise DamagedCache(f"{self.folder / name}: {err.strerror}") from None
+        if file_digest(text) != name:
+            raise DamagedCache(f"{self.folder / name} is not the teaser it is named after")
+        return text
+
+    def keep_only(self, names: set[str]) -> None:
+        """Remove the teasers no record names any longer."""
+        try:
+            for entry in os.scandir(self.folder):
+                if entry.name not in names:
+                    os.unlink(entry.path)
+        except OSError:
+            pass
+
+
+class DamagedCache(Exception):
+    """A file of the cache was gone or changed when the build came to read it: the build starts afresh."""
 
 
 def snapshot(data: object) -> bytes:
@@ -89,6 +136,7 @@ def save_memo(root: Path, memo: Memo) -> None:
         out.write(_sign(secret, body))
         out.write(body)
     os.replace(temporary, path)
+    TeaserFiles(root).keep_only({record.rendered.teaser for record in memo.stories.values() if record.rendered})
 
 
 def _sign(secret: bytes, body: bytes) -> bytes:

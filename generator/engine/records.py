@@ -24,12 +24,12 @@ class ManifestRecord:
 @dataclass
 class Rendered:
     """A story's three variants as last made: the fingerprint of what they were made from, each output's digest,
-    and the story's teaser (its view without sections, as list pages read it)."""
+    and its teaser (its view without sections, as list pages read it: kept by digest in the cache's teaser
+    files) with the fields that order and place it."""
 
     job: str
     outputs: dict[str, str]
-    teaser: bytes
-    teaser_fingerprint: str
+    teaser: str
     keys: dict[str, Any]
 
 
@@ -44,7 +44,10 @@ class StoryRecord:
     refs: dict[str, str]
     findings: list[Finding]
     brief: StoryBrief | None = None
-    features: Features | None = None
+    features: tuple | None = None  # analysis.similarity.Features.plain()
     cited: frozenset[str] = frozenset()
     draft: bool = False  # marked `draft: true` (read from the YAML as written when the front matter is wrong)
     rendered: Rendered | None = field(default=None, compare=False)
+
+    def similarity(self) -> Features | None:
+        return Features.from_plain(self.features) if self.features is not None else None

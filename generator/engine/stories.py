@@ -10,7 +10,6 @@ import orjson
 
 from ..analysis.related import RelatedIndex, related_all
 from ..content.config import SiteConfig
-from ..content.layout import file_digest
 from ..content.models import ManifestFile
 from ..output.store import OutputStore, Receipt
 from ..render.story_view import related_views, story_view
@@ -19,7 +18,7 @@ from ..render.templates import Renderer
 from ..site.kinds import story_keys
 from .check import Checked
 from .fingerprint import fingerprint
-from .memo import Memo, restored, snapshot
+from .memo import Memo, TeaserFiles, restored, snapshot
 from .pool import run_all
 from .read import Spill, Spilled, sections_again, spilled_story
 from .records import Rendered, StoryRecord
@@ -47,11 +46,11 @@ def related_stories(checked: Checked, memo: Memo | None) -> tuple[dict[str, list
         return {}, None
     records = checked.records
     cited = {story.path: records[story.path].cited for story in stories}
-    known = {story.path: records[story.path].features for story in stories}
+    known = {story.path: records[story.path].similarity() for story in stories}
     changed = {records[path].brief.key for path in checked.fresh if records[path].brief is not None}
     previous = None
     if memo is not None and memo.related is not None:  # made with the features the memo's records hold
-        before = {path: record.features for path, record in memo.stories.items() if record.features is not None}
+        before = {path: record.similarity() for path, record in memo.stories.items() if record.features is not None}
         previous = RelatedIndex.restore(restored(memo.related), before)
     if previous is not None and previous.update(stories, cited, known, changed):
         return previous.results, snapshot(previous.snapshot())
@@ -87,6 +86,7 @@ class Making:
     store: OutputStore
     spill: Spill | None
     spilled: Mapping[str, Spilled]
+    teasers: TeaserFiles
 
 
 def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
@@ -102,15 +102,16 @@ def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
                                  making.renderer.render(f"story.{suffix}", story=view).encode("utf-8"))
                 for suffix in Renderer.STORY_VARIANTS]
     data = teaser_data(view)
-    text = orjson.dumps(data)
+    teaser = making.teasers.put(orjson.dumps(data))
     outputs = {receipt.path: receipt.digest for receipt in receipts}
-    return receipts, Rendered(fingerprint(job, making.templates), outputs, text, file_digest(text), story_keys(data))
+    return receipts, Rendered(fingerprint(job, making.templates), outputs, teaser, story_keys(data))
 
 
 def stale_stories(jobs: list[StoryJob], records: Mapping[str, StoryRecord], templates: str,
                   holds: Callable[[str, str], bool]) -> list[StoryJob]:
     """The jobs whose variants must be made: those the memo's records do not show made from the same job,
-    and those the store no longer holds as made."""
+    and those whose outputs the store no longer holds (a teaser gone from the cache is found when it is read,
+    and the build then starts afresh)."""
     stale = []
     for job in jobs:
         rendered = records[job.path].rendered

@@ -72,7 +72,8 @@ class FolderStore:
             live = {}
         self.recorded = {path: entry for path, entry in live.items() if entry[0] != CARRIED}
         self.live = {path: entry for path, entry in self.recorded.items() if _same(self.out, path, entry)}
-        self.foreign = sorted(path for path in _files(self.out) if path not in self.recorded)
+        self.live_folders = self.record.folders(self.out) if live else None  # the live tree's, as last seen
+        self.foreign = _foreign(self.out, live, self.live_folders)
         ours = self.record.tree(self.next)
         if ours is None or not self.out.exists():
             shutil.rmtree(self.next, ignore_errors=True)
@@ -83,6 +84,7 @@ class FolderStore:
         self.record.trees[str(os.stat(self.next).st_ino)] = None  # being changed: not to be trusted if we stop
         save_record(self.out, self.record)
         self.handled: dict[str, str] = {}
+        self.written: set[str] = set()  # files put into the next tree anew this build
         self._made: set[str] = set()
 
     def holds(self, path: str, digest_: str) -> bool:
@@ -99,7 +101,7 @@ class FolderStore:
         temporary = f"{target}.{os.getpid()}.tmp"
         _write(temporary, data)
         os.replace(temporary, target)
-        return Receipt(path, code, not self.holds(path, code))
+        return Receipt(path, code, True)
 
     def _folder(self, folder: str) -> None:
         """Make a folder of the next tree once (in whichever process asks first: workers inherit the set)."""
@@ -120,6 +122,8 @@ class FolderStore:
 
     def receive(self, receipt: Receipt) -> None:
         self.handled[receipt.path] = receipt.digest
+        if receipt.written:
+            self.written.add(receipt.path)
 
     def read(self, path: str) -> bytes:
         return Path(self.next if path in self.handled else self.out, path).read_bytes()
@@ -128,19 +132,30 @@ class FolderStore:
         """Complete the next tree, record it, and switch it in; the lock is released whatever happens."""
         try:
             stats = self._complete(outputs)
-            tree = {path: stat_entry(os.path.join(self.next, path), code) for path, code in outputs.items()}
+            tree = {path: self._entry(path, code) for path, code in outputs.items()}
             tree.update({path: [CARRIED, 0, 0, 0] for path in self.foreign})
             self.record.build = self.build
-            self.record.trees = {str(os.stat(self.next).st_ino): tree}
+            next_tree = str(os.stat(self.next).st_ino)
+            self.record.trees = {next_tree: tree}
+            self.record.dirs = {next_tree: _folder_times(self.next, tree)}
             if self.out.exists():  # what was edited or deleted by hand since is ours still, its bytes unknown
-                self.record.trees[str(os.stat(self.out).st_ino)] = {
-                    **{path: self.live.get(path, [UNKNOWN, 0, 0, 0]) for path in self.recorded},
-                    **{path: [CARRIED, 0, 0, 0] for path in self.foreign}}
+                live = str(os.stat(self.out).st_ino)
+                self.record.trees[live] = {**{path: self.live.get(path, [UNKNOWN, 0, 0, 0]) for path in self.recorded},
+                                           **{path: [CARRIED, 0, 0, 0] for path in self.foreign}}
+                self.record.dirs[live] = self.live_folders or _folder_times(self.out, self.record.trees[live])
             save_record(self.out, self.record)
             self._switch()
             return stats
         finally:
             self.lock.release()
+
+    def _entry(self, path: str, code: str) -> Entry:
+        """The record of an output in the next tree: as it was there, as it is in the live tree it is linked
+        to, or (written this build) as it is now."""
+        for known in (self.made.get(path), self.live.get(path)):
+            if known is not None and known[0] == code and (path not in self.written or known is self.live.get(path)):
+                return known
+        return stat_entry(os.path.join(self.next, path), code)
 
     def _complete(self, outputs: Mapping[str, str]) -> CommitStats:
         clash = sorted(set(self.foreign) & set(outputs))
@@ -157,7 +172,7 @@ class FolderStore:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(self.next, path))
             _prune(self.next, Path(self.next, path).parent)
-        written = sum(1 for path, code in self.handled.items() if not self.holds(path, code))
+        written = sum(1 for path, code in self.handled.items() if path in outputs and not self.holds(path, code))
         gone = sum(1 for path in self.live if path not in outputs)
         return CommitStats(len(outputs), written, len(outputs) - written, gone)
 
@@ -182,6 +197,45 @@ def _same(out: Path, path: str, entry: Entry) -> bool:
     except OSError:
         return False
     return [info.st_size, info.st_mtime_ns, info.st_ino] == entry[1:]
+
+
+def _foreign(top: Path, recorded: Mapping[str, Entry], folders: Mapping[str, int] | None) -> list[str]:
+    """The files below top that ledgerpress did not write: those carried before (still there), and those in a
+    folder whose time moved since the record (a new entry changes it); every file, without a record of folders."""
+    if folders is None:
+        return sorted(path for path in _files(top) if path not in recorded or recorded[path][0] == CARRIED)
+    found = [path for path, entry in recorded.items() if entry[0] == CARRIED and os.path.lexists(os.path.join(top, path))]
+    for folder, when in folders.items():
+        place = os.path.join(top, folder)
+        try:
+            if os.stat(place, follow_symlinks=False).st_mtime_ns == when:
+                continue
+            entries = list(os.scandir(place))
+        except OSError:
+            continue
+        for entry in entries:
+            relative = f"{folder}/{entry.name}" if folder else entry.name
+            if entry.is_dir(follow_symlinks=False):
+                if relative not in folders:
+                    found.extend(f"{relative}/{path}" for path in _files(Path(entry.path)))
+            elif relative not in recorded:
+                found.append(relative)
+    return sorted(set(found))
+
+
+def _folder_times(top: Path, files: Mapping[str, Entry]) -> dict[str, int]:
+    """The modification time of every folder holding a recorded file, by its path below top ('' for top)."""
+    folders = {""}
+    for path in files:
+        folder = path.rpartition("/")[0]
+        while folder not in folders:  # its parents are there already if it is
+            folders.add(folder)
+            folder = folder.rpartition("/")[0]
+    times = {}
+    for folder in folders:
+        with contextlib.suppress(OSError):
+            times[folder] = os.stat(os.path.join(top, folder), follow_symlinks=False).st_mtime_ns
+    return times
 
 
 def _files(top: Path) -> Iterator[str]:

@@ -32,11 +32,17 @@ class Record:
 
     build: str = ""
     trees: dict[str, dict[str, Entry] | None] = field(default_factory=dict)
+    dirs: dict[str, dict[str, int]] = field(default_factory=dict)  # by tree: each folder's modification time
 
     def tree(self, folder: Path) -> dict[str, Entry] | None:
         """The files recorded for the tree now at `folder` (None: unknown, or left half-changed)."""
         inode = _inode(folder)
         return self.trees.get(str(inode)) if inode is not None else None
+
+    def folders(self, folder: Path) -> dict[str, int] | None:
+        """The modification times recorded for the folders of the tree now at `folder`, if any."""
+        inode = _inode(folder)
+        return self.dirs.get(str(inode)) if inode is not None else None
 
 
 def load_record(out: Path) -> Record:
@@ -45,7 +51,8 @@ def load_record(out: Path) -> Record:
         raw = orjson.loads((own_folder(out) / RECORD).read_bytes())
         if raw.get("format") != FORMAT or not isinstance(raw.get("trees"), dict):
             return Record()
-        return Record(str(raw.get("build", "")), raw["trees"])
+        dirs = raw.get("dirs")
+        return Record(str(raw.get("build", "")), raw["trees"], dirs if isinstance(dirs, dict) else {})
     except (OSError, ValueError, AttributeError):
         return Record()
 
@@ -54,7 +61,8 @@ def save_record(out: Path, record: Record) -> None:
     """Write the record whole under a temporary name, then put it in place."""
     path = own_folder(out) / RECORD
     temporary = path.with_name(f".{RECORD}.{os.getpid()}")
-    temporary.write_bytes(orjson.dumps({"format": FORMAT, "build": record.build, "trees": record.trees}))
+    temporary.write_bytes(orjson.dumps({"format": FORMAT, "build": record.build, "trees": record.trees,
+                                        "dirs": record.dirs}))
     os.replace(temporary, path)
 
 

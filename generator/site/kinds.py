@@ -32,6 +32,12 @@ class ListKind:
     feed: str | None            # each term's Atom and JSON feeds have this description ({name}, {site}); None: none
     kicker: str                 # the term a teaser names above its title on these pages
     term_name: Callable[[str], str] | None = None  # an undeclared term's name, from its value
+    template: str = "list.html"  # what renders its pages (given `listing`)
+
+    @property
+    def fingerprint(self) -> str:
+        """A kind is code: its settings count in every output through the generator's own digest."""
+        return self.name
 
     def terms(self, config: SiteConfig) -> Mapping[str, str]:
         """The declared terms, slug -> name, in declaration order."""
@@ -65,10 +71,17 @@ def story_keys(data: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def _lookup(data: Mapping[str, Any], dotted: str) -> Any:
+    """A field by its dotted name; through a list, the field of each item (a story's terms may be several)."""
     value: Any = data
     for part in dotted.split("."):
-        value = value[part]
+        value = [item[part] for item in value] if isinstance(value, list) else value[part]
     return value
+
+
+def terms_of(story: Any, kind: ListKind) -> list[str]:
+    """The terms of this kind a story is listed under: one, or (a list-valued field) several."""
+    value = story.keys[kind.field]
+    return value if isinstance(value, list) else [value]
 
 
 class NavLink(NamedTuple):

@@ -10,7 +10,7 @@ from itertools import groupby
 from ..content.config import SiteConfig
 from ..render.story_view import Term
 from ..render.teaser import Teaser
-from .kinds import KINDS, LIST_KINDS, ListKind
+from .kinds import KINDS, LIST_KINDS, ListKind, terms_of
 
 
 def newest_first(stories: Sequence[Teaser]) -> list[Teaser]:
@@ -53,10 +53,10 @@ class Edition:
 
 def grouped(stories: Sequence[Teaser], kind: ListKind) -> dict[str, list[Teaser]]:
     """Each term of this kind that has stories, with its stories, newest first."""
-    ordered = newest_first(stories)
     by_term: dict[str, list[Teaser]] = {}
-    for story in ordered:
-        by_term.setdefault(story.keys[kind.field], []).append(story)
+    for story in newest_first(stories):
+        for term in terms_of(story, kind):
+            by_term.setdefault(term, []).append(story)
     return by_term
 
 

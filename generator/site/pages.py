@@ -36,7 +36,7 @@ def front_and_lists(site: Site) -> Iterator[Output]:
         "terms": term_counts(stories, config)})
     yield Output("editions/index.html", SITE_TOML, "editions.html", {"editions": all_editions})
     for listing in listings(stories, config):
-        yield Output(_index(listing.path), SITE_TOML, "list.html", {"listing": listing})
+        yield Output(_index(listing.path), SITE_TOML, listing.kind.template, {"listing": listing})
 
 
 @producer()

@@ -7,7 +7,7 @@ import functools
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..render.teaser import Teaser
-from .kinds import LIST_KINDS
+from .kinds import LIST_KINDS, terms_of
 from .lists import newest_first
 from .outputs import SITE_TOML, Output, Site, producer
 
@@ -59,7 +59,8 @@ def page_lastmods(stories: Sequence[Teaser], files: Iterable[str]) -> dict[str, 
     newest: dict[tuple[str, str], str] = {}
     for story in stories:
         changed = modified(story)
-        keys = [("stories", story.path), *((kind.prefix.strip("/"), story.keys[kind.field]) for kind in LIST_KINDS),
+        keys = [("stories", story.path), *((kind.prefix.strip("/"), term) for kind in LIST_KINDS
+                                           for term in terms_of(story, kind)),
                 *(("manifests", i) for i in story.cited_manifest_ids)]
         for key in keys:
             newest[key] = max(newest.get(key, changed), changed)
