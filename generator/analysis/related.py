@@ -60,10 +60,12 @@ class RelatedIndex:
         self.results: dict[str, list[str]] = {}
         self._arrays()
 
+    KEPT = ("keys", "paths", "published", "documents", "terms", "cited", "near", "newsrooms", "earlier_only", "results")
+
     def snapshot(self) -> dict:
-        """The index as plain data (shared with it, not copied), without the stories' features, which a later
-        build has already and gives restore()."""
-        return {name: value for name, value in vars(self).items() if name != "found"}
+        """The index as plain data (shared with it, not copied): what restore() cannot make again from it
+        quicker than it would load (the stories' features, which a later build has already, are left out)."""
+        return {name: getattr(self, name) for name in self.KEPT}
 
     @classmethod
     def restore(cls, data: dict, known: Mapping[str, Features]) -> RelatedIndex | None:
@@ -73,6 +75,9 @@ class RelatedIndex:
             return None
         index = cls.__new__(cls)
         vars(index).update(data, found=[known[path] for path in data["paths"]])
+        index.position = {key: i for i, key in enumerate(index.keys)}
+        index.by_term, index.by_manifest = _holders(index.terms), _holders(index.cited)
+        index._arrays()
         return index
 
     def _terms(self, found: list[Features], previous: RelatedIndex | None,

@@ -4,7 +4,6 @@ memo) into an output store; the store keeps the rest as they were. Nothing is ma
 from __future__ import annotations
 
 import dataclasses
-import functools
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -19,7 +18,7 @@ from ..render.teaser import Teaser
 from ..render.templates import Renderer, template_finding
 from ..site.kinds import navigation
 from .check import Checked, check_site
-from .memo import DamagedCache, Memo, PageRecord, TeaserFiles
+from .memo import Memo, PageRecord
 from .pages import (
     PageMaking,
     collisions,
@@ -31,6 +30,7 @@ from .pages import (
 )
 from .pool import default_jobs
 from .read import Spill, StoryChanged
+from .records import Rendered
 from .stories import (
     STORY_TEMPLATES,
     Making,
@@ -87,10 +87,6 @@ def build_site(root: Path, store: OutputStore, options: Options = Options(), mem
                 _make(root, checked, store, spill, options, jobs, memo, memo_key, result, progress)
             except TemplateError as err:
                 _failed(result, template_finding(root, err))
-            except DamagedCache:  # a file of the cache changed behind it: the memo cannot be trusted
-                if memo is not None:
-                    return build_site(root, store, options, None, digests, progress, memo_key)
-                raise
             except (ManifestChanged, StoryChanged) as err:
                 _failed(result, Finding(str(err), 1, 1, "LP001", "the file changed while the site was being built; "
                                                               "build again"))
@@ -112,19 +108,19 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     related, related_kept = related_stories(checked, memo)
     story_list = story_jobs(checked, related)
     templates = renderer.digest(*STORY_TEMPLATES)
-    teasers = TeaserFiles(root)
     stale = stale_stories(story_list, checked.records, templates, store.holds)
     if stale:
         renderer.compile(STORY_TEMPLATES)
-    making = Making(str(root), config, checked.manifests, renderer, templates, store, spill, checked.spilled, teasers)
+    making = Making(str(root), config, checked.manifests, renderer, templates, store, spill, checked.spilled)
     made = make_stories(making, stale, jobs, progress)
     records = dict(checked.records)
     shown, outputs, sources = [], {}, {}
     for job in story_list:
         record = records[job.path]
         rendered = made.get(job.path, record.rendered)
-        records[job.path] = dataclasses.replace(record, rendered=rendered)
-        shown.append(Teaser(functools.partial(teasers.read, rendered.teaser), rendered.teaser, rendered.keys))
+        if rendered is not record.rendered:
+            records[job.path] = dataclasses.replace(record, rendered=rendered)
+        shown.append(rendered)
         outputs.update(rendered.outputs)
         sources.update(dict.fromkeys(rendered.outputs, job.path))
     pages = _make_pages(checked, renderer, store, shown, outputs, sources, memo, jobs, result)
@@ -141,16 +137,17 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
                        checked.repeats, related_kept, kept_scores, search)
 
 
-def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, teasers: list[Teaser],
-                outputs: dict[str, str], sources: dict[str, str], memo: Memo | None, jobs: int,
-                result: BuildResult) -> dict[str, PageRecord]:
+def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, stories: list[Rendered], outputs: dict[str, str], sources: dict[str, str], memo: Memo | None,
+                jobs: int, result: BuildResult) -> dict[str, PageRecord]:
     """The site's other outputs: made when what they are made from moved; their records, by path."""
     config = checked.config
-    result.site = site_fingerprint(teasers, checked.manifests, checked.pages, sorted(outputs), renderer)
+    result.site = site_fingerprint([story.teaser_digest for story in stories], checked.manifests, checked.pages,
+                                   sorted(outputs), renderer)
     if (memo is not None and memo.site == result.site
             and all(store.holds(path, page.digest) for path, page in memo.pages.items())):
         outputs.update((path, page.digest) for path, page in memo.pages.items())
         return memo.pages  # nothing any producer reads moved since the last build, which made them all
+    teasers = [Teaser(story.teaser, story.teaser_digest, story.keys) for story in stories]
     planned = site_outputs(config, teasers, checked.manifests, checked.pages, sorted(outputs))
     clashes = collisions(planned, sources)
     if clashes:

@@ -21,7 +21,7 @@ from ..content.models import ManifestFile, Page, StoryBrief, StoryFile
 from ..content.pages import load_page, page_files
 from ..content.source import listed
 from ..content.stories import story_body, story_files
-from .memo import Memo, restored, snapshot
+from .memo import Memo, take
 from .pool import run_all
 from .read import Reading, Spill, Spilled, read_story
 from .records import ManifestRecord, StoryRecord
@@ -44,7 +44,7 @@ class Checked:
     pages: list[Page] = field(default_factory=list)
     fresh: set[str] = field(default_factory=set)
     spilled: dict[str, Spilled] = field(default_factory=dict)
-    repeats: bytes | None = None
+    repeats: dict | None = None
     scores: dict[tuple[str, str], float] = field(default_factory=dict)
 
     @property
@@ -123,8 +123,7 @@ def _read_stories(root: Path, checked: Checked, memo: Memo | None, digests: Mapp
             if spilled is not None:
                 checked.spilled[shown] = spilled
             if record.features is not None:  # each word the one copy this process keeps of it
-                sketch, empty, words, numbers = record.features
-                record.features = (sketch, empty, tuple(map(sys.intern, words)), numbers)
+                record.features = record.features._replace(words=tuple(map(sys.intern, record.features.words)))
         checked.records[shown] = record
         findings.extend(record.findings)
         if progress:
@@ -139,15 +138,14 @@ def _same_refs(record: StoryRecord, manifests: Mapping[str, ManifestFile]) -> bo
 def _repeats(root: Path, checked: Checked, members: list[StoryRecord], memo: Memo | None) -> list:
     """LP040's pairs, from the memo's index updated for the stories read again, or a new index."""
     config = checked.config
-    kept: RepeatIndex | None = None
-    if memo is not None and memo.repeats is not None:
-        kept = RepeatIndex.restore(restored(memo.repeats))
+    kept = take(memo, "repeats")
+    kept = RepeatIndex.restore(kept) if kept is not None else None
     checked.scores = dict(memo.scores) if memo else {}
-    known = {record.path: record.similarity() for record in members}
+    known = {record.path: record.features for record in members}
     found, index = site_repeats([record.brief for record in members], known, functools.partial(story_body, root),
                                 {record.path: record.digest for record in members}, config.duplicate_threshold,
                                 dt.timedelta(days=config.duplicate_window_days), kept, checked.fresh, checked.scores)
-    checked.repeats = snapshot(index.snapshot())
+    checked.repeats = index.snapshot()
     return found
 
 

@@ -5,16 +5,17 @@ memo that arrives with a checkout, or is damaged, is ignored, never unpickled.""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import hmac
 import os
 import pickle
 import secrets
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..content.layout import CACHE_DIR, file_digest
+from ..analysis.similarity import Features
+from ..content.layout import CACHE_DIR
 from .records import ManifestRecord, StoryRecord
 
 FORMAT = b"ledgerpress-memo-4\n"
@@ -41,64 +42,20 @@ class Memo:
     stories: dict[str, StoryRecord] = field(default_factory=dict)       # by path as shown
     pages: dict[str, PageRecord] = field(default_factory=dict)          # by output path
     site: str = ""                 # the fingerprint of all the site outputs are made from (see engine/pages.py)
-    repeats: bytes | None = None   # LP040's RepeatIndex.snapshot(), pickled: restored afresh each build
-    related: bytes | None = None   # the RelatedIndex.snapshot(), pickled, with every story's related stories
+    repeats: dict | None = None    # LP040's RepeatIndex.snapshot()
+    related: dict | None = None    # the RelatedIndex.snapshot(), with every story's related stories
     scores: dict[tuple[str, str], float] = field(default_factory=dict)  # LP040's exact scores, by file digests
     search: dict[str, str] = field(default_factory=dict)               # the search index's files and digests
 
 
-class TeaserFiles:
-    """Each story's teaser (its view without sections, as JSON) in a file of the cache named by its digest: a
-    page that lists a story reads it from there when it needs more than the story's keys, so that neither the
-    memo nor a build's memory holds thousands of them. A file whose bytes are not its name is not used."""
-
-    def __init__(self, root: Path) -> None:
-        self.folder = root / CACHE_DIR / "teasers"
-        try:
-            self.folder.mkdir(parents=True, exist_ok=True)
-        except OSError:  # a site that cannot be written to: the teasers last as long as the build
-            self.folder = Path(tempfile.mkdtemp(prefix="ledgerpress-teasers-"))
-
-    def put(self, text: bytes) -> str:
-        """Keep a teaser (in whichever process made it); its digest, which names it."""
-        name = file_digest(text)
-        path = self.folder / name
-        if not path.exists():
-            temporary = self.folder / f".{name}.{os.getpid()}"
-            temporary.write_bytes(text)
-            os.replace(temporary, path)
-        return name
-
-    def read(self, name: str) -> bytes:
-        try:
-            text = (self.folder / name).read_bytes()
-        except OSError as err:
-            raise DamagedCache(f"{self.folder / name}: {err.strerror}") from None
-        if file_digest(text) != name:
-            raise DamagedCache(f"{self.folder / name} is not the teaser it is named after")
-        return text
-
-    def keep_only(self, names: set[str]) -> None:
-        """Remove the teasers no record names any longer."""
-        try:
-            for entry in os.scandir(self.folder):
-                if entry.name not in names:
-                    os.unlink(entry.path)
-        except OSError:
-            pass
-
-
-class DamagedCache(Exception):
-    """A file of the cache was gone or changed when the build came to read it: the build starts afresh."""
-
-
-def snapshot(data: object) -> bytes:
-    """An index's snapshot() as the memo keeps it (a build restores a copy of its own, never the memo's)."""
-    return pickle.dumps(data, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-def restored(kept: bytes | None) -> object | None:
-    return pickle.loads(kept) if kept is not None else None
+def take(memo: Memo | None, name: str) -> dict | None:
+    """An index's snapshot, taken out of the memo: restoring it hands it over to the index, which then changes
+    it in place, so the memo lets go of it first (a build that fails after that starts the index afresh)."""
+    if memo is None:
+        return None
+    kept = getattr(memo, name)
+    setattr(memo, name, None)
+    return kept
 
 
 def memo_path(root: Path, options: str) -> Path:
@@ -119,7 +76,12 @@ def load_memo(root: Path, options: str, key: str) -> Memo | None:
         memo = pickle.loads(body)
     except Exception:  # signed by us: only a generator change could make it unreadable; start afresh
         return None
-    return memo if isinstance(memo, Memo) and memo.key == key else None
+    if not isinstance(memo, Memo) or memo.key != key:
+        return None
+    for record in memo.stories.values():
+        if record.features is not None:
+            record.features = Features.from_plain(record.features)
+    return memo
 
 
 def save_memo(root: Path, memo: Memo) -> None:
@@ -129,14 +91,15 @@ def save_memo(root: Path, memo: Memo) -> None:
         return
     path = memo_path(root, memo.options)
     path.parent.mkdir(parents=True, exist_ok=True)
-    body = pickle.dumps(memo, protocol=pickle.HIGHEST_PROTOCOL)
+    stories = {path: record if record.features is None else dataclasses.replace(record, features=record.features.plain())
+               for path, record in memo.stories.items()}  # a signature pickles far quicker as its bytes
+    body = pickle.dumps(dataclasses.replace(memo, stories=stories), protocol=pickle.HIGHEST_PROTOCOL)
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
     with open(temporary, "wb") as out:
         out.write(FORMAT)
         out.write(_sign(secret, body))
         out.write(body)
     os.replace(temporary, path)
-    TeaserFiles(root).keep_only({record.rendered.teaser for record in memo.stories.values() if record.rendered})
 
 
 def _sign(secret: bytes, body: bytes) -> bytes:

@@ -30,12 +30,12 @@ def site_outputs(config: SiteConfig, stories: Sequence[Teaser], manifests: Mappi
     return outputs
 
 
-def site_fingerprint(stories: Sequence[Teaser], manifests: Mapping[str, ManifestFile], pages: Sequence[Page],
+def site_fingerprint(teasers: Sequence[str], manifests: Mapping[str, ManifestFile], pages: Sequence[Page],
                      story_paths: Sequence[str], renderer: Renderer) -> str:
-    """All that producers read (every story's teaser, every manifest and page, every output path of the
-    stories) and every template: while it stays the same, so do all the site's other outputs."""
+    """All that producers read (every story's teaser, by its digest, every manifest and page, every output path
+    of the stories) and every template: while it stays the same, so do all the site's other outputs."""
     manifest_digests = sorted((i, found.digest) for i, found in manifests.items())
-    return fingerprint([story.fingerprint for story in stories], manifest_digests, list(pages), list(story_paths),
+    return fingerprint(list(teasers), manifest_digests, list(pages), list(story_paths),
                        renderer.digest(*renderer.templates.list_templates()))
 
 

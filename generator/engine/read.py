@@ -122,7 +122,7 @@ def read_story(reading: Reading, shown: str) -> tuple[StoryRecord, Spilled | Non
     if reading.spill is not None:
         rows = section_rows(story, body, reading.manifests)
         spilled = reading.spill.put(pickle.dumps((story.meta.model_dump_json(), rows), protocol=pickle.HIGHEST_PROTOCOL))
-    record = StoryRecord(shown, code, refs, [*findings, *local], story.brief(), features(story.body).plain(), cited,
+    record = StoryRecord(shown, code, refs, [*findings, *local], story.brief(), features(story.body), cited,
                          story.meta.draft)
     return record, spilled
 

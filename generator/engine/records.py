@@ -23,13 +23,14 @@ class ManifestRecord:
 
 @dataclass
 class Rendered:
-    """A story's three variants as last made: the fingerprint of what they were made from, each output's digest,
-    and its teaser (its view without sections, as list pages read it: kept by digest in the cache's teaser
-    files) with the fields that order and place it."""
+    """A story's three variants as last made: the fingerprint of what they were made from (its job,
+    engine/stories.py, and the story templates), each output's digest, and its teaser (its view without
+    sections, as JSON, which list pages read) with its digest and the fields that order and place it."""
 
     job: str
     outputs: dict[str, str]
-    teaser: str
+    teaser: bytes
+    teaser_digest: str
     keys: dict[str, Any]
 
 
@@ -44,10 +45,7 @@ class StoryRecord:
     refs: dict[str, str]
     findings: list[Finding]
     brief: StoryBrief | None = None
-    features: tuple | None = None  # analysis.similarity.Features.plain()
+    features: Features | None = None
     cited: frozenset[str] = frozenset()
     draft: bool = False  # marked `draft: true` (read from the YAML as written when the front matter is wrong)
     rendered: Rendered | None = field(default=None, compare=False)
-
-    def similarity(self) -> Features | None:
-        return Features.from_plain(self.features) if self.features is not None else None

@@ -10,6 +10,7 @@ import orjson
 
 from ..analysis.related import RelatedIndex, related_all
 from ..content.config import SiteConfig
+from ..content.layout import file_digest
 from ..content.models import ManifestFile
 from ..output.store import OutputStore, Receipt
 from ..render.story_view import related_views, story_view
@@ -18,7 +19,7 @@ from ..render.templates import Renderer
 from ..site.kinds import story_keys
 from .check import Checked
 from .fingerprint import fingerprint
-from .memo import Memo, TeaserFiles, restored, snapshot
+from .memo import Memo, take
 from .pool import run_all
 from .read import Spill, Spilled, sections_again, spilled_story
 from .records import Rendered, StoryRecord
@@ -38,7 +39,7 @@ class StoryJob:
     passed: tuple[str, ...]
 
 
-def related_stories(checked: Checked, memo: Memo | None) -> tuple[dict[str, list[str]], bytes | None]:
+def related_stories(checked: Checked, memo: Memo | None) -> tuple[dict[str, list[str]], dict | None]:
     """Every story's related stories (its own `related:` list, else computed), and the index to keep: the
     memo's, updated in place for the stories read again, or one built anew (from the memo's, if there is one)."""
     stories = checked.stories
@@ -46,16 +47,16 @@ def related_stories(checked: Checked, memo: Memo | None) -> tuple[dict[str, list
         return {}, None
     records = checked.records
     cited = {story.path: records[story.path].cited for story in stories}
-    known = {story.path: records[story.path].similarity() for story in stories}
+    known = {story.path: records[story.path].features for story in stories}
     changed = {records[path].brief.key for path in checked.fresh if records[path].brief is not None}
-    previous = None
-    if memo is not None and memo.related is not None:  # made with the features the memo's records hold
-        before = {path: record.similarity() for path, record in memo.stories.items() if record.features is not None}
-        previous = RelatedIndex.restore(restored(memo.related), before)
+    previous, kept = None, take(memo, "related")
+    if kept is not None:  # made with the features the memo's records hold
+        before = {path: record.features for path, record in memo.stories.items() if record.features is not None}
+        previous = RelatedIndex.restore(kept, before)
     if previous is not None and previous.update(stories, cited, known, changed):
-        return previous.results, snapshot(previous.snapshot())
+        return previous.results, previous.snapshot()
     index = RelatedIndex(stories, cited, known, previous=previous, changed=changed)
-    return related_all(index, previous, changed), snapshot(index.snapshot())
+    return related_all(index, previous, changed), index.snapshot()
 
 
 def story_jobs(checked: Checked, related: Mapping[str, list[str]]) -> list[StoryJob]:
@@ -86,7 +87,6 @@ class Making:
     store: OutputStore
     spill: Spill | None
     spilled: Mapping[str, Spilled]
-    teasers: TeaserFiles
 
 
 def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
@@ -102,9 +102,9 @@ def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
                                  making.renderer.render(f"story.{suffix}", story=view).encode("utf-8"))
                 for suffix in Renderer.STORY_VARIANTS]
     data = teaser_data(view)
-    teaser = making.teasers.put(orjson.dumps(data))
+    teaser = orjson.dumps(data)
     outputs = {receipt.path: receipt.digest for receipt in receipts}
-    return receipts, Rendered(fingerprint(job, making.templates), outputs, teaser, story_keys(data))
+    return receipts, Rendered(fingerprint(job, making.templates), outputs, teaser, file_digest(teaser), story_keys(data))
 
 
 def stale_stories(jobs: list[StoryJob], records: Mapping[str, StoryRecord], templates: str,

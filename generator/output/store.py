@@ -85,16 +85,16 @@ class MemoryStore:
         return self.incoming[path].data if path in self.incoming else self.files[path]
 
     def commit(self, outputs: Mapping[str, str]) -> CommitStats:
-        files, digests, written = {}, {}, 0
-        for path in sorted(outputs):
-            receipt = self.incoming.get(path)
-            if receipt is not None and self.digests.get(path) != receipt.digest:
-                files[path], digests[path], written = receipt.data, receipt.digest, written + 1
-            else:
-                files[path], digests[path] = self.files[path], self.digests[path]
-        stats = CommitStats(len(files), written, len(files) - written, len(self.files.keys() - files.keys()))
+        gone = self.files.keys() - outputs.keys()
+        files, digests = self.files.copy(), self.digests.copy()
+        for path in gone:
+            del files[path], digests[path]
+        changed = [receipt for path, receipt in self.incoming.items()
+                   if path in outputs and self.digests.get(path) != receipt.digest]
+        for receipt in changed:
+            files[receipt.path], digests[receipt.path] = receipt.data, receipt.digest
         self.files, self.digests, self.incoming = files, digests, {}
-        return stats
+        return CommitStats(len(files), len(changed), len(files) - len(changed), len(gone))
 
     def abort(self) -> None:
         self.incoming = {}

@@ -4,7 +4,7 @@ reads a field that the story's keys do not hold."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 import orjson
@@ -44,16 +44,16 @@ def as_fields(value: Any) -> Any:
 
 
 class Teaser:
-    """One story's view without its sections: its JSON (`read()` gives it), `fingerprint` (a digest of it: a
-    page showing the story is made again when it changes) and `keys` (the fields that order and place it, at
-    hand). Any other field is read from the JSON, parsed once, when first asked for."""
+    """One story's view without its sections: `text` (its JSON), `fingerprint` (a digest of it: a page showing
+    the story is made again when it changes) and `keys` (the fields that order and place it, at hand). Any
+    other field is read from the JSON, parsed once, when first asked for."""
 
-    def __init__(self, read: Callable[[], bytes], fingerprint: str, keys: Mapping[str, Any]) -> None:
-        self.read, self.fingerprint, self.keys = read, fingerprint, keys
+    def __init__(self, text: bytes, fingerprint: str, keys: Mapping[str, Any]) -> None:
+        self.text, self.fingerprint, self.keys = text, fingerprint, keys
         vars(self).update((name, value) for name, value in keys.items() if "." not in name)
 
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or "read" not in vars(self):
+        if name.startswith("__") or "text" not in vars(self):
             raise AttributeError(name)
         found = self.data
         if name not in vars(found) and not name.endswith("_"):
@@ -65,14 +65,14 @@ class Teaser:
         """Every field, parsed from the JSON (and kept as this teaser's own attributes from then on)."""
         parsed = vars(self).get("_data")
         if parsed is None:
-            parsed = vars(self)["_data"] = as_fields(orjson.loads(self.read()))
+            parsed = vars(self)["_data"] = as_fields(orjson.loads(self.text))
             vars(self).update((name, value) for name, value in vars(parsed).items() if name not in vars(self))
         return parsed
 
     def fields(self, names: Iterable[str]) -> dict[str, Any]:
         """These fields as JSON data, by their published names."""
         wanted = set(names)
-        return {name: value for name, value in orjson.loads(self.read()).items() if name in wanted}
+        return {name: value for name, value in orjson.loads(self.text).items() if name in wanted}
 
 
 def teaser_data(view: StoryView) -> dict[str, Any]:
