@@ -24,7 +24,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from bench_build import REPO, Run, corpus, edit_one, timed  # noqa: E402
+from bench_build import REPO, Run, corpus, edit_one, fresh, timed  # noqa: E402
 
 
 def checkout(revision: str, work: Path) -> Path:
@@ -71,8 +71,7 @@ def main() -> None:
             if args.edit:
                 edit_one(site, number + time.time_ns() % 40)
             else:
-                shutil.rmtree(site / "public", ignore_errors=True)
-                shutil.rmtree(site / ".ledgerpress-cache", ignore_errors=True)
+                fresh(site)
             runs[name].append(run(codes[name], site))
     kind = "one-story rebuild" if args.edit else "cold build"
     for name, found in runs.items():

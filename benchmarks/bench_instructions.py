@@ -31,16 +31,15 @@ from bench_compare import checkout  # noqa: E402
 BUILD = """
 import gc, sys
 from pathlib import Path
-from generator import build
-from generator.memo import new_memo
-from generator.write import Pending
-gc.disable()  # as the build command runs
-pending = Pending(Path(sys.argv[2]), None)
-result = build.build_site(Path(sys.argv[1]), search=False, jobs=1, sink=pending, memo=new_memo(Path(sys.argv[1]), "count"))
-pending.abort()
+from generator.engine.build import Options, build_site
+from generator.output.folder import FolderStore
+gc.set_threshold(100_000, 50, 100)  # as the build command runs
+store = FolderStore(Path(sys.argv[2]), Path(sys.argv[1]))
+result = build_site(Path(sys.argv[1]), store, Options(jobs=1, search=False))
+store.abort()
 assert result.ok and result.stories, "the corpus did not build"
 """
-IMPORT = "import generator.build, generator.memo, generator.write"
+IMPORT = "import generator.engine.build, generator.output.folder"
 
 
 def instructions(code: Path, script: str, *args: str) -> int:

@@ -13,7 +13,8 @@ import random
 import statistics
 import time
 
-from generator.similarity import CandidateIndex, fingerprints, jaccard
+from generator.analysis.minhash import CandidateIndex
+from generator.analysis.similarity import fingerprints, jaccard
 
 START = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 WINDOW = dt.timedelta(days=7)

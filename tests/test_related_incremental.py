@@ -117,11 +117,11 @@ def test_incremental_related_equals_related_from_scratch(seed: int):
 
 
 def test_distinctive_words_are_the_top_tf_idf_words_heapq_would_pick():
-    """_top sorts a few dozen weighted words instead of asking heapq.nlargest: the same words, ties included."""
+    """top_words sorts a few dozen weighted words instead of asking heapq.nlargest: the same words, ties included."""
     import heapq
 
-    from generator.analysis.related import TOP_TERMS, _top
     from generator.analysis.similarity import Features
+    from generator.analysis.terms import TOP_TERMS, top_words
 
     rng = random.Random(11)
     vocabulary = [f"word{n}" for n in range(60)]
@@ -131,14 +131,14 @@ def test_distinctive_words_are_the_top_tf_idf_words_heapq_would_pick():
         idf = {word: rng.choice([0.5, 1.0, 1.5, 2.0]) for word in rng.sample(vocabulary, 50)}  # many ties
         found = Features(None, False, words, counts)
         weighted = [(count * idf[word], word) for word, count in zip(words, counts) if word in idf]
-        assert _top(found, idf) == frozenset(word for _, word in heapq.nlargest(TOP_TERMS, weighted))
+        assert top_words(found, idf) == frozenset(word for _, word in heapq.nlargest(TOP_TERMS, weighted))
 
 
 def test_distinctive_words_of_all_stories_at_once_are_each_storys_own():
-    """distinctive() ranks every story's words in one array sort: the same words _top picks story by story,
+    """distinctive() ranks every story's words in one array sort: the same words top_words picks story by story,
     ties in weight, words without a weight and stories without words included."""
-    from generator.analysis.related import TOP_TERMS, _top, _tops
     from generator.analysis.similarity import Features
+    from generator.analysis.terms import TOP_TERMS, all_top_words, top_words
 
     rng = random.Random(12)
     vocabulary = [f"word{n}" for n in range(60)]
@@ -149,4 +149,4 @@ def test_distinctive_words_of_all_stories_at_once_are_each_storys_own():
             found.append(Features(None, False, words, tuple(rng.randint(1, 4) for _ in words)))
         idf = {word: rng.choice([0.5, 1.0, 1.5, 2.0, 0.1 + 0.2]) for word in rng.sample(vocabulary, 50)}
         size = rng.choice([TOP_TERMS, 3])
-        assert _tops(found, idf, size) == [_top(mine, idf, size) for mine in found]
+        assert all_top_words(found, idf, size) == [top_words(mine, idf, size) for mine in found]

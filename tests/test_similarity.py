@@ -11,13 +11,12 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
+from generator.analysis.minhash import CandidateIndex, bands
 from generator.analysis.related import related_keys
 from generator.analysis.repeats import Dated, repeats
 from generator.analysis.similarity import (
     _BASE,
     _MIX,
-    CandidateIndex,
-    bands,
     fingerprints,
     jaccard,
     shingles,

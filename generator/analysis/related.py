@@ -4,21 +4,27 @@ and recomputed after an edit only for the stories that edit can reach."""
 from __future__ import annotations
 
 import bisect
-import math
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from itertools import chain, repeat
+from itertools import chain
 
 import numpy as np
 
 from ..content.body import Body
 from ..content.models import Story, StoryBrief
-from .similarity import CandidateIndex, Features, estimate, features, instant
+from .minhash import CandidateIndex, estimate
+from .similarity import Features, features, instant
+from .terms import WordSets, distinctive, idf_weights, top_words
 
 RELATED_THRESHOLD = 0.5   # text candidates: a shared passage, not a shared topic
+
+
 RELATED_RECALL = 0.99
-TOP_TERMS = 24
+
+
 NEIGHBOURS = 32           # per shared manifest, the stories nearest in time that count as candidates
+
+
 TERM_NEIGHBOURS = 8       # per distinctive word, likewise
 
 
@@ -89,13 +95,13 @@ class RelatedIndex:
         moved = {word for word in self.documents.keys() | previous.documents.keys()
                  if self.documents[word] != previous.documents[word]}
         before = dict(zip(previous.keys, previous.terms))
-        idf = _idf(self.documents, len(found))
-        return [_top(mine, idf) if key in changed or key not in before or not moved.isdisjoint(mine.words)
+        idf = idf_weights(self.documents, len(found))
+        return [top_words(mine, idf) if key in changed or key not in before or not moved.isdisjoint(mine.words)
                 else before[key] for key, mine in zip(self.keys, found)]
 
     def _arrays(self) -> None:
         """Words and manifests as integer rows, so that one story's candidates are scored in one go."""
-        self.term_sets, self.cited_sets = _Sets(self.terms), _Sets(self.cited)
+        self.term_sets, self.cited_sets = WordSets(self.terms), WordSets(self.cited)
         rank = {key: n for n, key in enumerate(sorted(self.keys))}
         self.key_rank = np.array([rank[key] for key in self.keys], dtype=np.int64)
         self.newsroom_numbers = {name: n for n, name in enumerate(sorted(set(self.newsrooms)))}
@@ -155,13 +161,13 @@ class RelatedIndex:
         for word in moved_words:
             if self.documents[word] <= 0:
                 del self.documents[word]
-        idf = _idf(self.documents, len(self.keys))
+        idf = idf_weights(self.documents, len(self.keys))
         for i, story in edited:
             self.found[i] = known[story.path]
         touched = set(words_before)
         if moved_words:  # every story holding a word whose document count moved is ranked again
             touched.update(i for i in range(len(self.keys)) if not moved_words.isdisjoint(self.found[i].words))
-        ranked = {i: _top(self.found[i], idf) for i in sorted(touched)}
+        ranked = {i: top_words(self.found[i], idf) for i in sorted(touched)}
         new_cited = {i: cited[story.path] for i, story in edited}
         # A story edited with its words, manifests and newsroom as they were moves other stories' scores
         # only through the passages it shares: only those sharing one, before or after, are scored again.
@@ -220,83 +226,6 @@ def _move(holders: dict[str, list[int]], position: int, before: frozenset[str], 
         bisect.insort(holders.setdefault(item, []), position)
 
 
-class _Sets:
-    """Sets of strings as a matrix of word numbers, one row per set, padded with -1, so that the overlaps of
-    one set with many are counted in one go."""
-
-    def __init__(self, items: list[frozenset[str]]) -> None:
-        self.ids = {word: n for n, word in enumerate(sorted(set().union(*items)))}
-        self.sizes = np.fromiter(map(len, items), dtype=np.int64, count=len(items))
-        self.rows = np.full((len(items), int(self.sizes.max(initial=0)) or 1), -1, dtype=np.int64)
-        self.rows[np.arange(self.rows.shape[1]) < self.sizes[:, None]] = np.fromiter(  # row by row, as chain runs
-            map(self.ids.__getitem__, chain.from_iterable(items)), dtype=np.int64, count=int(self.sizes.sum()))
-        self._held = np.zeros(len(self.ids) + 1, dtype=bool)  # the last stays False: it is where -1 points
-
-    def set(self, i: int, item: frozenset[str]) -> None:
-        for word in item:
-            self.ids.setdefault(word, len(self.ids))
-        if self._held.size < len(self.ids) + 1:
-            self._held = np.zeros(len(self.ids) + 1, dtype=bool)
-        if len(item) > self.rows.shape[1]:
-            self.rows = np.pad(self.rows, ((0, 0), (0, len(item) - self.rows.shape[1])), constant_values=-1)
-        self.rows[i] = -1
-        self.rows[i, :len(item)] = [self.ids[word] for word in item]
-        self.sizes[i] = len(item)
-
-    def overlaps(self, i: int, chosen: np.ndarray) -> np.ndarray:
-        """The Jaccard overlap of set i with each chosen set (0 when either is empty)."""
-        mine = self.rows[i, :self.sizes[i]]
-        self._held[mine] = True
-        shared = self._held[self.rows[chosen]].sum(axis=1)
-        self._held[mine] = False
-        union = self.sizes[chosen] + self.sizes[i] - shared
-        return np.divide(shared, union, out=np.zeros(chosen.size), where=union > 0)
-
-
-def distinctive(found: Sequence[Features], size: int = TOP_TERMS,
-                documents: Counter | None = None) -> list[frozenset[str]]:
-    """Per story, the `size` candidate words of highest tf-idf over all the stories."""
-    documents = documents if documents is not None else Counter(word for mine in found for word in mine.words)
-    idf = _idf(documents, len(found))
-    return _tops(found, idf, size)
-
-
-def _idf(documents: Counter, total: int) -> dict[str, float]:
-    return {word: math.log(total / df) for word, df in documents.items() if df < total}
-
-
-def _top(found: Features, idf: Mapping[str, float], size: int = TOP_TERMS) -> frozenset[str]:
-    weighted = [(count * weight, word) for word, count in zip(found.words, found.numbers)
-                if (weight := idf.get(word)) is not None]
-    weighted.sort(reverse=True)  # what heapq.nlargest gives, quicker for a few dozen words
-    return frozenset(word for _, word in weighted[:size])
-
-
-def _tops(found: Sequence[Features], idf: Mapping[str, float], size: int = TOP_TERMS) -> list[frozenset[str]]:
-    """_top of every story in one go: the candidate words of all stories as a matrix of word numbers (numbered
-    in sorted order, so that ties in weight fall to the greater word, as in _top) and their weights, sorted
-    row by row; a word without an idf weighs -inf and is left out."""
-    if not found:
-        return []
-    ordered = sorted(idf)
-    number = {word: n for n, word in enumerate(ordered)}
-    weights = np.array([idf[word] for word in ordered] + [0.0])  # the last: where -1 (no idf) points
-    words = [mine.words for mine in found]
-    lengths = np.fromiter(map(len, words), dtype=np.int64, count=len(words))
-    width = int(lengths.max()) or 1
-    held = np.arange(width) < lengths[:, None]  # row by row, as the flat lists run
-    ids = np.full((len(found), width), -1, dtype=np.int64)
-    total = int(lengths.sum())
-    ids[held] = np.fromiter(map(number.get, chain.from_iterable(words), repeat(-1)), dtype=np.int64, count=total)
-    counts = np.zeros((len(found), width))
-    counts[held] = np.fromiter(chain.from_iterable(mine.numbers for mine in found), dtype=np.float64, count=total)
-    weighted = np.where(ids >= 0, counts * weights[ids], -np.inf)  # count * idf, as _top multiplies them
-    order = np.lexsort((-ids, -weighted), axis=1)[:, :size]
-    kept = (np.take_along_axis(weighted, order, axis=1) > -np.inf).sum(axis=1)  # those left out sort last
-    names = np.array([*ordered, ""], dtype=object)[np.take_along_axis(ids, order, axis=1)]
-    return [frozenset(row[:count]) for row, count in zip(names.tolist(), kept.tolist())]
-
-
 def _unique_by_key(stories: Sequence[StoryBrief]) -> tuple[list[int], list[StoryBrief]]:
     """One story per key (the first by path, as SiteIndex.by_key keeps), by publication then key, and their
     publication times (as `instant` gives them: sorted as datetimes, 4 times slower)."""
@@ -310,8 +239,6 @@ def _unique_by_key(stories: Sequence[StoryBrief]) -> tuple[list[int], list[Story
 def story_citations(story: Story, body: Body) -> frozenset[str]:
     """The manifest ids a story cites, in its body and its key facts."""
     return frozenset((*(i for cite in body.cites for i in cite.ids), *(i for fact in story.meta.key_facts for i in fact.cites)))
-
-
 
 
 def _holders(items: Iterable[frozenset[str]]) -> dict[str, list[int]]:

@@ -9,15 +9,8 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from ..content.models import StoryBrief
-from .similarity import (
-    _EPOCH,
-    CandidateIndex,
-    Features,
-    features,
-    instant,
-    jaccard,
-    shingles,
-)
+from .minhash import CandidateIndex
+from .similarity import _EPOCH, Features, features, instant, jaccard, shingles
 
 
 class Dated(NamedTuple):
