@@ -228,7 +228,7 @@ def _move(holders: dict[str, list[int]], position: int, before: frozenset[str], 
 
 def _unique_by_key(stories: Sequence[StoryBrief]) -> tuple[list[int], list[StoryBrief]]:
     """One story per key (the first by path, as SiteIndex.by_key keeps), by publication then key, and their
-    publication times (as `instant` gives them: sorted as datetimes, 4 times slower)."""
+    publication times (as `instant` gives them, which sort far quicker than datetimes)."""
     first: dict[str, StoryBrief] = {}
     for story in sorted(stories, key=lambda s: s.path):
         first.setdefault(story.key, story)

@@ -40,7 +40,7 @@ class RepeatIndex:
 
     def __init__(self, items: Sequence[Dated], threshold: float, known: Mapping[str, Features] | None = None) -> None:
         self.threshold = threshold
-        times = [instant(item.published) for item in items]  # sorted as integers: aware datetimes compare 4 times slower
+        times = [instant(item.published) for item in items]  # sorted as integers: aware datetimes compare slowly
         order = sorted(range(len(items)), key=lambda n: (times[n], items[n].key))
         self.items = [items[n] for n in order]
         self.times = [times[n] for n in order]

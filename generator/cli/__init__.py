@@ -12,8 +12,8 @@ import click
 # beside them (numpy's vector work here is elementwise, never BLAS). Set before anything imports numpy.
 os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 # pydantic looks for plugins (observability hooks) among the entry points of every installed distribution
-# when it builds its first validator: 30 ms of each run here, a twentieth of a one-story rebuild, for hooks a
-# site build has no use for. Whoever wants them sets PYDANTIC_DISABLE_PLUGINS themselves (e.g. to "none").
+# when it builds its first validator, a scan that costs more than a small rebuild, for hooks a site build has
+# no use for. Whoever wants them sets PYDANTIC_DISABLE_PLUGINS themselves (e.g. to "none").
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 from .. import __version__  # noqa: E402

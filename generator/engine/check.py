@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis.repeats import RepeatIndex, site_repeats
+from ..analysis.similarity import Features
 from ..checks import Report, SiteIndex, run_checks
 from ..content.config import CONFIG_NAME, SiteConfig, load_config
 from ..content.findings import Finding
@@ -119,11 +120,12 @@ def _read_stories(root: Path, checked: Checked, memo: Memo | None, digests: Mapp
     for done, shown in enumerate(files, start=1):
         record = known.get(shown)
         if record is None:
-            record, spilled = next(results)
+            record, plain, spilled = next(results)
             if spilled is not None:
                 checked.spilled[shown] = spilled
-            if record.features is not None:  # each word the one copy this process keeps of it
-                record.features = record.features._replace(words=tuple(map(sys.intern, record.features.words)))
+            if plain is not None:  # each word the one copy this process keeps of it
+                found = Features.from_plain(plain)
+                record.features = found._replace(words=tuple(map(sys.intern, found.words)))
         checked.records[shown] = record
         findings.extend(record.findings)
         if progress:

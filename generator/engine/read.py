@@ -100,31 +100,39 @@ class Reading:
     spill: Spill | None
 
 
-def read_story(reading: Reading, shown: str) -> tuple[StoryRecord, Spilled | None]:
+class Read(NamedTuple):
+    """One story as read, as a worker sends it: its record, its features as plain data (quicker to send than
+    their arrays; the record takes them as Features in the parent) and where its sections wait."""
+
+    record: StoryRecord
+    features: tuple | None = None
+    spilled: Spilled | None = None
+
+
+def read_story(reading: Reading, shown: str) -> Read:
     """Read one story file, parse its body once, run its local rules, and (when building) render its sections.
     The body text is not kept: what needs it later has it in another form, or reads the file again."""
     try:
         with open(os.path.join(reading.root, shown), "rb") as source:
             data = source.read()
     except OSError as err:
-        return StoryRecord(shown, "", {}, [Finding(shown, 1, 1, "LP001", f"cannot read the file: {err.strerror}")]), None
+        return Read(StoryRecord(shown, "", {}, [Finding(shown, 1, 1, "LP001", f"cannot read the file: {err.strerror}")]))
     code = file_digest(data)
     story, findings = load_story(os.path.join(reading.root, shown), shown, data)
     if story is None:
-        return StoryRecord(shown, code, {}, findings), None
+        return Read(StoryRecord(shown, code, {}, findings))
     body = parse_body(story.body, story.body_line)
     local = local_findings(story, body, reading.config, reading.manifests)
     if not isinstance(story, Story):
-        return StoryRecord(shown, code, {}, [*findings, *local], draft=_marked_draft(reading.root, shown, data)), None
+        return Read(StoryRecord(shown, code, {}, [*findings, *local], draft=_marked_draft(reading.root, shown, data)))
     cited = story_citations(story, body)
     refs = {i: _digest(reading.manifests, i) for i in sorted(cited | {entry.manifest for entry in story.meta.ledger})}
     spilled = None
     if reading.spill is not None:
         rows = section_rows(story, body, reading.manifests)
         spilled = reading.spill.put(pickle.dumps((story.meta.model_dump_json(), rows), protocol=pickle.HIGHEST_PROTOCOL))
-    record = StoryRecord(shown, code, refs, [*findings, *local], story.brief(), features(story.body), cited,
-                         story.meta.draft)
-    return record, spilled
+    record = StoryRecord(shown, code, refs, [*findings, *local], story.brief(), None, cited, story.meta.draft)
+    return Read(record, features(story.body).plain(), spilled)
 
 
 def _marked_draft(root: str, shown: str, data: bytes) -> bool:

@@ -80,7 +80,7 @@ def to_data(value: Any) -> Any:
 
 def to_json(value: Any) -> str:
     """Deterministic, readable JSON for the JSON variant and data files (orjson: the same bytes as
-    json.dumps(indent=2, ensure_ascii=False), several times faster)."""
+    json.dumps(indent=2, ensure_ascii=False), from a library far quicker at it)."""
     return orjson.dumps(to_data(value), option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
 
 

@@ -46,7 +46,8 @@ def as_fields(value: Any) -> Any:
 class Teaser:
     """One story's view without its sections: `text` (its JSON), `fingerprint` (a digest of it: a page showing
     the story is made again when it changes) and `keys` (the fields that order and place it, at hand). Any
-    other field is read from the JSON, parsed once, when first asked for."""
+    other field is read from the JSON when first asked for: parsed once, and each field made readable as
+    attributes the first time it is read (a list page reads a few of them)."""
 
     def __init__(self, text: bytes, fingerprint: str, keys: Mapping[str, Any]) -> None:
         self.text, self.fingerprint, self.keys = text, fingerprint, keys
@@ -55,19 +56,13 @@ class Teaser:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or "text" not in vars(self):
             raise AttributeError(name)
-        found = self.data
-        if name not in vars(found) and not name.endswith("_"):
+        raw = vars(self).get("_raw")
+        if raw is None:
+            raw = vars(self)["_raw"] = orjson.loads(self.text)
+        if name not in raw:
             raise AttributeError(name)
-        return getattr(found, name)
-
-    @property
-    def data(self) -> Fields:
-        """Every field, parsed from the JSON (and kept as this teaser's own attributes from then on)."""
-        parsed = vars(self).get("_data")
-        if parsed is None:
-            parsed = vars(self)["_data"] = as_fields(orjson.loads(self.text))
-            vars(self).update((name, value) for name, value in vars(parsed).items() if name not in vars(self))
-        return parsed
+        value = vars(self)[name] = as_fields(raw[name])
+        return value
 
     def fields(self, names: Iterable[str]) -> dict[str, Any]:
         """These fields as JSON data, by their published names."""
