@@ -67,6 +67,7 @@ class SiteIndex:
     scores: dict[tuple[str, str], float] = field(default_factory=dict)    # LP040's exact scores, by digests
     repeats: RepeatIndex | None = None   # LP040's candidate pairs: the last build's (updated), then this one's
     changed: set[str] = field(default_factory=set)                        # stories read since that build
+    derived: dict[tuple[str, str], object] = field(default_factory=dict)  # what several rules derive from one story
 
     def __post_init__(self) -> None:
         for story in sorted(self.stories, key=lambda s: s.path):
@@ -88,17 +89,20 @@ def run_checks(site: SiteIndex, loaded: list[Finding] = (), local: list[Finding]
     `local`: the findings of the local rules, when build workers already ran them story by story."""
     overrides = site.config.checks
     enabled = [r for r in RULES.values() if r.run is not None and overrides.get(r.code) != "off"]
-    findings = [*loaded, *unknown_codes(site), *(local or [])]
+    findings = [*loaded, *unknown_codes(site), *waivers.unknown(site), *(local or [])]
     for current in enabled:
         if local is None or not current.local:
             findings.extend(_run(current, site))
         elif current.scope == "text":  # the workers read the stories; the plain pages are read here
             findings.extend(_run(current, site, pages_only=True))
-    findings = severities(findings, overrides)
+    findings = severities(waivers.apply(follow.refine(findings, site, loaded), site), overrides)
     codes = [r.code for r in enabled if r.scope in ("story", "body", "text", "site")]
     failed: dict[str, set[str]] = {}
     for finding in findings:
         failed.setdefault(finding.path, set()).add(finding.code)
+    for story in site.stories:
+        if story.meta.waive:  # a waived rule is published as waived, not as passed
+            failed.setdefault(story.path, set()).update(story.meta.waive)
     passed = {story.path: [code for code in codes if code not in failed[story.path]] if story.path in failed else codes
               for story in site.stories}
     return Report(sorted(set(findings)), passed)
@@ -147,7 +151,7 @@ def severities(findings: list[Finding], overrides: dict[str, str]) -> list[Findi
         level = overrides.get(finding.code, "error")
         if level == "off":
             continue
-        kept.append(Finding(finding.path, finding.line, finding.col, finding.code, finding.message, level))
+        kept.append(Finding(finding.path, finding.line, finding.col, finding.code, finding.message, level, finding.subject))
     return kept
 
 
@@ -160,4 +164,4 @@ declare("LP900", "a template failed to render (reported at the template's line)"
 declare("LP901", "the search index could not be built (a warning: the site is built without search)")
 
 # importing the rule modules registers their rules
-from . import citations, files, ledger, links, manifests, related, repeats, taxonomy  # noqa: E402,F401
+from . import citations, files, follow, ledger, links, manifests, related, repeats, retractions, support, taxonomy, waivers  # noqa: E402,F401,I001

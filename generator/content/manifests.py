@@ -13,9 +13,11 @@ from pydantic import ValidationError
 from .findings import Finding, SourceMap
 from .models import Manifest, ManifestFile
 from .source import parse_yaml, read_text, text_digest
-from .validate import validate
+from .validate import MANIFEST_EXAMPLES, validate
 
 _MANIFEST_ID_LOCS = (("id",), ("claims", int, "id"))
+_SHAPE = ('{"id": "…", "title": "…", "source": {"name": "…", "url": "https://…"}, "published": "2026-11-20T09:00:00Z", '
+          '"claims": [{"id": "…", "text": "…"}]}')
 
 
 class StoredManifest:
@@ -67,7 +69,8 @@ def load_manifest(path: str | Path, shown: str) -> tuple[ManifestFile | None, li
     try:
         data = json.loads(text)
     except json.JSONDecodeError as err:
-        return None, [Finding(shown, err.lineno, err.colno, "LP100", f"not valid JSON: {err.msg}")]
+        return None, [Finding(shown, err.lineno, err.colno, "LP100", f"not valid JSON ({err.msg.lower()}): expected "
+                              f"an object such as {_SHAPE}; look for a missing comma, quote or bracket here or just before")]
     quick = SourceMap(shown)
     try:
         manifest = Manifest.model_validate(data)
@@ -88,8 +91,8 @@ def _slow_manifest(text: str, data: Any, name: str, shown: str) -> tuple[Manifes
     """Re-read the JSON as YAML (a superset) to learn where each field is, then validate."""
     _, source, _ = parse_yaml(text, shown, 0)
     if not isinstance(data, dict):
-        return None, [Finding(shown, 1, 1, "LP100", "a manifest must be a JSON object")]
-    manifest, findings = validate(Manifest, data, source, _MANIFEST_ID_LOCS)
+        return None, [Finding(shown, 1, 1, "LP100", f"a manifest must be a JSON object: expected e.g. {_SHAPE}")]
+    manifest, findings = validate(Manifest, data, source, _MANIFEST_ID_LOCS, MANIFEST_EXAMPLES)
     findings = [f if f.code != "LP002" else _as(f, "LP100") for f in findings]
     findings = [f if f.code != "LP003" else _as(f, "LP100") for f in findings]
     if manifest is None:

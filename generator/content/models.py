@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 from dataclasses import dataclass
 from typing import Annotated
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints, ValidationInfo, field_validator
+from pydantic_core import PydanticCustomError
 
 from .findings import SourceMap
 from .slugs import slugify
@@ -22,6 +24,18 @@ Id = Annotated[str, Field(strict=True), StringConstraints(pattern=ID_PATTERN)]
 
 
 Text = Annotated[str, Field(strict=True), StringConstraints(min_length=1)]
+
+
+UNWAIVABLE = frozenset({"LP001", "LP002", "LP003", "LP004", "LP005"})  # the story must load and be placed
+
+
+def _waivable(code: str) -> str:
+    if code in UNWAIVABLE:
+        raise ValueError(f"{code} cannot be waived (LP001-LP005 make a story loadable): fix what it reports instead")
+    return code
+
+
+RuleCode = Annotated[str, Field(strict=True), StringConstraints(pattern=r"^LP\d{3}$"), AfterValidator(_waivable)]
 
 
 class Strict(BaseModel):
@@ -42,6 +56,14 @@ def _from_json(model: type[Strict], text: str) -> Strict:
 class Claim(Strict):
     id: Id
     text: Text
+    retracted: bool = False  # the source withdrew this claim: stories citing it fail LP026 until corrected
+
+
+class Retraction(Strict):
+    """The source withdrew the whole record: when, and what it said."""
+
+    date: AwareDatetime
+    note: Text
 
 
 class Source(Strict):
@@ -56,6 +78,7 @@ class Manifest(Strict):
     published: AwareDatetime
     brief: str | None = None
     claims: list[Claim] = Field(min_length=1)
+    retracted: Retraction | None = None
 
 
 class LedgerEntry(Strict):
@@ -73,6 +96,14 @@ class DecisionCard(Strict):
     useful_for: list[Text] = []
     not_for: list[Text] = []
     compare_against: list[Text] = []
+
+
+class Correction(Strict):
+    """A dated note that sets the record straight; one naming a manifest acknowledges its retraction (LP026)."""
+
+    date: AwareDatetime | dt.date
+    text: Text
+    manifest: Id | None = None
 
 
 class FrontMatter(Strict):
@@ -93,6 +124,22 @@ class FrontMatter(Strict):
     decision_card: DecisionCard | None = None
     related: list[Annotated[str, Field(strict=True)]] | None = None
     draft: bool = False
+    corrections: list[Correction] = []
+    waive: dict[RuleCode, Text] = {}  # rule code -> the published reason this story is exempt from it
+
+    @field_validator("corrections")
+    @classmethod
+    def _not_before_published(cls, corrections: list[Correction], info: ValidationInfo) -> list[Correction]:
+        """A correction cannot predate the story it corrects (SPEC 6.3)."""
+        published = info.data.get("published")
+        for i, correction in enumerate(corrections if published is not None else ()):
+            when = correction.date
+            early = when < published if isinstance(when, dt.datetime) else when < published.astimezone(dt.timezone.utc).date()
+            if early:
+                raise PydanticCustomError(
+                    "before_published", "{shown} is before the story's published date {published}: expected that "
+                    "date or a later one", {"at": (i, "date"), "shown": when.isoformat(), "published": published.isoformat()})
+        return corrections
 
 
 class PageMatter(Strict):
@@ -124,8 +171,8 @@ class Story:
         """This story as the memo keeps it: only what site-wide work reads of a story it does not read again
         (the places of its title and related entries, where site-wide findings point)."""
         meta = self.meta
-        kept = Brief(meta.title, meta.slug, meta.published, meta.newsroom, meta.related, meta.draft)
-        places = {loc: at for loc, at in self.source.marks.items() if loc[:1] in (("title",), ("related",))}
+        kept = Brief(meta.title, meta.slug, meta.published, meta.newsroom, meta.related, meta.draft, meta.waive)
+        places = {loc: at for loc, at in self.source.marks.items() if loc[:1] in (("title",), ("related",), ("waive",))}
         brief = Story(self.path, self.folder, self.name, kept, "", self.body_line, SourceMap(self.source.path, places))
         brief.key = self.key  # computed once
         return brief
@@ -150,6 +197,7 @@ class Brief:
     newsroom: str
     related: list[str] | None
     draft: bool
+    waive: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclass

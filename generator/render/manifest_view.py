@@ -13,6 +13,14 @@ class ClaimUse(View):
     id: str
     text: str
     used_by: list[str]
+    retracted: bool
+
+
+class RetractionView(View):
+    """The source withdrew the whole record: when, and what it said."""
+
+    date: str
+    note: str
 
 
 class Backlink(View):
@@ -35,6 +43,7 @@ class ManifestView(View):
     brief: str | None
     url: str
     path: str
+    retracted: RetractionView | None
     claims: list[ClaimUse]
     stories: list[Backlink]
     unused_claims: int
@@ -48,11 +57,13 @@ def manifest_view(found: ManifestFile, citing: list[StoryView], config: SiteConf
         backlinks.append(Backlink(key=story.path.removeprefix("/stories/").strip("/"), title=story.title,
                                   url=story.url, path=story.path, published=story.published,
                                   claims_used=story.ledger_claims[manifest.id]))
-    claims = [ClaimUse(id=claim.id, text=claim.text,
+    claims = [ClaimUse(id=claim.id, text=claim.text, retracted=claim.retracted,
                        used_by=[link.key for link in backlinks if claim.id in link.claims_used])
               for claim in manifest.claims]
+    withdrawn = manifest.retracted
+    retracted = RetractionView(date=iso_z(withdrawn.date), note=withdrawn.note) if withdrawn else None
     path = f"/manifests/{manifest.id}/"
     return ManifestView(id=manifest.id, title=manifest.title, source_name=manifest.source.name,
                         source_url=manifest.source.url, published=iso_z(manifest.published), brief=manifest.brief,
-                        url=config.url(path), path=path, claims=claims, stories=backlinks,
+                        url=config.url(path), path=path, retracted=retracted, claims=claims, stories=backlinks,
                         unused_claims=sum(not claim.used_by for claim in claims))

@@ -25,8 +25,8 @@ def test_a_figure_written_differently_is_still_supported(tmp_path: Path):
 def test_claims_the_ledger_does_not_use_do_not_count(tmp_path: Path):
     story = STORY.replace('claims: ["2000000000000000011", "2000000000000000012"]', 'claims: ["2000000000000000012"]')
     found = _codes(write_tree(tmp_path, {**base_files(), STORY_PATH: story}), "LP031")
-    assert found == [f"{STORY_PATH}:27:41: LP031 figure 12,500,000 appears in no claim the ledger uses "
-                     "from 1000000000000000001"]
+    assert found == [f"{STORY_PATH}:27:41: LP031 figure '12,500,000 dollars' is not in the claims the ledger uses "
+                     "from 1000000000000000001: expected the value, unit and scale a cited claim states"]
 
 
 def test_a_small_number_in_a_claim_supports_a_figure(tmp_path: Path):
@@ -45,4 +45,4 @@ def test_the_column_is_the_figure_even_after_a_link_with_the_same_number(tmp_pat
     story = STORY.replace("on a 9 to 2 vote.", "on a 9 to 2 vote ([see](/2031/)), to finish in 2031.")
     [found] = _codes(write_tree(tmp_path, {**base_files(), STORY_PATH: story}), "LP031")
     line = story.split("\n")[26]
-    assert found.startswith(f"{STORY_PATH}:27:{line.index('2031.') + 1}: LP031 figure 2031 ")
+    assert found.startswith(f"{STORY_PATH}:27:{line.index('2031.') + 1}: LP031 figure '2031' ")
