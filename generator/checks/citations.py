@@ -14,6 +14,7 @@ from . import SiteIndex, rule
 from .figures import Figure, figures
 from .resolve import Resolution, resolution
 from .stated import Stated, stated_by
+from .support import misattributed
 
 _ID = re.compile(ID_PATTERN)
 _WHAT = {"item": "list item", "row": "table row", "paragraph": "paragraph"}
@@ -47,8 +48,9 @@ _LEAD = re.compile(r"[-−]?(?:(?:USD|EUR|GBP) ?)?[$€£]?[\d,.]*\d")
       passes="each figure appears in the claims its paragraph cites")
 def figures_supported(story: Story, site: SiteIndex) -> Iterator[Finding]:
     found = resolution(story, site)
-    for unit in site.bodies[story.path].units:
-        if unit.cites and found.resolved(unit.cited_ids):  # no cite: LP030; an unknown one: LP020, LP022, LP024
+    moved = misattributed(story, site)  # cited to the wrong manifest: LP032 says so
+    for index, unit in enumerate(site.bodies[story.path].units):
+        if unit.cites and found.resolved(unit.cited_ids) and index not in moved:  # no cite: LP030; unknown: LP02x
             places: list[tuple[str, int, int]] | None = None
             stated = stated_by(story, found, unit.cited_ids, site)
             for figure in stated.unsupported(unit.text):

@@ -9,6 +9,7 @@ from ..content.findings import Finding
 from ..content.models import Story
 from . import SiteIndex, rule
 from .resolve import did_you_mean, resolution
+from .support import misattributed
 
 def cited_places(story: Story, site: SiteIndex) -> Iterator[tuple[str, int, int]]:
     """Every cited manifest id with the place it is cited: body markers, then key facts."""
@@ -42,9 +43,11 @@ def cite_in_ledger(story: Story, site: SiteIndex) -> Iterator[Finding]:
 def ledger_cited(story: Story, site: SiteIndex) -> Iterator[Finding]:
     found = resolution(story, site)
     cited = {manifest_id for manifest_id, _, _ in cited_places(story, site)}
-    meant = set(found.cite_hint.values())  # cited under a mistyped id: LP020 said so
+    meant = set(found.cite_hint.values())  # cited under a mistyped id (LP020), or for the wrong manifest (LP032)
     for i, entry in enumerate(story.meta.ledger):
-        if entry.manifest not in cited and entry.manifest not in meant and entry.manifest in site.manifests:
+        if entry.manifest in cited or entry.manifest in meant or entry.manifest not in site.manifests:
+            continue
+        if entry.manifest not in misattributed(story, site).values():
             yield story.source.finding(("ledger", i, "manifest"), "LP021",
                                        f"ledger manifest '{entry.manifest}' is never cited: cite it where the story "
                                        f"uses it, e.g. [cites: {entry.manifest}], or remove it from the ledger")

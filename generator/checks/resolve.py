@@ -57,7 +57,8 @@ def _resolve(story: Story, site: SiteIndex) -> Resolution:
             continue
         by_id = {claim.id: claim for claim in found.manifest.claims}
         result.used[manifest_id] = [by_id[claim_id] for claim_id in entry.claims if claim_id in by_id]
-        if not entry.claims or any(claim_id not in by_id for claim_id in entry.claims):
+        twice = len(by_id) < len(found.manifest.claims)  # LP102: which claim an id names is unknown
+        if not entry.claims or twice or any(claim_id not in by_id for claim_id in entry.claims):
             result.unresolved.add(manifest_id)
     stray = [i for i in cited_ids(story, site) if i not in entries]
     missing = [i for i in entries if i not in site.manifests]

@@ -70,14 +70,30 @@ def verdict(text: str, cited: Iterable[str], pools: dict[str, frozenset[str]]) -
 @rule("LP032", "story", "a paragraph, list item or table row shares too little of its wording with the claims it cites",
       passes="each passage shares its wording with the claims it cites")
 def wording_supported(story: Story, site: SiteIndex) -> Iterator[Finding]:
-    found = resolution(story, site)
-    pools = ledger_pools(story, site)
-    for unit in site.bodies[story.path].units:
-        if not unit.cites or not found.resolved(unit.cited_ids) or _lead_in(unit):
-            continue
-        judged = verdict(unit.text, unit.cited_ids, pools)
+    units = site.bodies[story.path].units
+    for index, judged in verdicts(story, site).items():
         if judged.wrong_source or judged.unsupported:
-            yield Finding(story.path, unit.line, unit.col, "LP032", _message(unit, judged))
+            yield Finding(story.path, units[index].line, units[index].col, "LP032", _message(units[index], judged))
+
+
+def verdicts(story: Story, site: SiteIndex) -> dict[int, Verdict]:
+    """Each judged unit's Verdict, by its index among the body's units (made once per story and run)."""
+    key = ("verdicts", story.path)
+    made = site.derived.get(key)
+    if made is None:
+        found, pools = resolution(story, site), ledger_pools(story, site)
+        made = site.derived[key] = {
+            index: verdict(unit.text, unit.cited_ids, pools) for index, unit in enumerate(site.bodies[story.path].units)
+            if unit.cites and found.resolved(unit.cited_ids) and not _lead_in(unit)}
+    return made  # type: ignore[return-value]
+
+
+def misattributed(story: Story, site: SiteIndex) -> dict[int, str]:
+    """Units LP032 finds cited to the wrong ledger manifest, and the one they rest on: their figures are not
+    checked against the wrong claims (LP031), nor is the right manifest reported as never cited (LP021)."""
+    if site.config.checks.get("LP032") == "off" or "LP032" in story.meta.waive:
+        return {}
+    return {index: judged.other for index, judged in verdicts(story, site).items() if judged.wrong_source}
 
 
 def _lead_in(unit: Unit) -> bool:

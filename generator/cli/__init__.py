@@ -17,9 +17,10 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 from .. import __version__  # noqa: E402
 from .build import BUILT, build  # noqa: E402
-from .check import check, list_rules  # noqa: E402
+from .check import check  # noqa: E402
 from .new import new  # noqa: E402
 from .publish import publish_command  # noqa: E402
+from .rules import rules_command  # noqa: E402
 from .serve import serve_command  # noqa: E402
 
 
@@ -29,7 +30,7 @@ def cli() -> None:
     """ledgerpress: build a provenance-checked news site from content/."""
 
 
-for command in (build, check, new, serve_command, publish_command, list_rules):
+for command in (build, check, new, serve_command, publish_command, rules_command):
     cli.add_command(command)
 
 
