@@ -11,60 +11,54 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ..content.body import Unit
+from ..content.body import Body, Unit
 from ..content.findings import Finding
 from ..content.models import Claim, ManifestFile, Story
 from . import SiteIndex, rule
 from .figures import figures
 from .resolve import resolution
-from .wording import terms
+from .wording import stem_words, text_terms, unit_terms
 
 MIN_WORDS = 5          # fewer distinctive words than this say too little to judge as unsupported
 MAX_SHARED = 2         # unsupported: at most this many words shared with the cited claims...
 MIN_SHARE = 0.25       # ...and less than this share of the unit's words
 WRONG_MARGIN = 3       # cited the wrong manifest: another ledger manifest shares this many more words,
 WRONG_SHARE = 0.5      # at least half of the unit's words, and at least twice as many as the cited ones
+MIN_BACKING = 2        # evidence: a claim backs a passage with this score (shared words, 2 per figure) or more
 _WHAT = {"item": "list item", "row": "table row", "paragraph": "paragraph"}
 _TARGETS = re.compile(r"\]\([^)]*\)|<[^>\s]*>")
-_WORD = re.compile(r"[^\W_](?:[\w'’-]*[^\W_])?")
 
 
 @dataclass(frozen=True)
 class Verdict:
-    """How a unit's wording stands against its cited claims: shared words, and the best other ledger manifest."""
+    """How a unit's wording stands against its cited claims: how many distinct terms it has, how many of them
+    the cited claims share, and the other ledger manifest that shares the most."""
 
-    words: frozenset[str]
-    common: frozenset[str]  # the words the cited claims share
+    words: int
+    shared: int
     other: str | None
     other_shared: int
 
     @property
-    def shared(self) -> int:
-        return len(self.common)
-
-    @property
     def wrong_source(self) -> bool:
         best = self.other_shared
-        return (best >= self.shared + WRONG_MARGIN and best >= 2 * self.shared
-                and best >= WRONG_SHARE * len(self.words))
+        return best >= self.shared + WRONG_MARGIN and best >= 2 * self.shared and best >= WRONG_SHARE * self.words
 
     @property
     def unsupported(self) -> bool:
-        count = len(self.words)
-        return count >= MIN_WORDS and self.shared <= MAX_SHARED and self.shared < MIN_SHARE * count
+        return self.words >= MIN_WORDS and self.shared <= MAX_SHARED and self.shared < MIN_SHARE * self.words
 
 
-def verdict(text: str, cited: Iterable[str], pools: dict[str, frozenset[str]]) -> Verdict:
-    """Judge text against the pools (manifest id -> its wording) of the manifests it cites and the others."""
-    words = _unit_terms(text)
+def verdict(words: frozenset[int], cited: Iterable[str], pools: dict[str, frozenset[int]]) -> Verdict:
+    """Judge a passage's terms against the pools (manifest id -> its terms) of the manifests it cites and of
+    the ledger's others."""
     cited = tuple(cited)
-    common = words.intersection(*(pools.get(i, frozenset()) for i in cited)) if len(cited) == 1 else \
-        words & frozenset().union(*(pools.get(i, frozenset()) for i in cited))
+    pool = frozenset().union(*(pools.get(i, ()) for i in cited))
     other, best = None, 0
-    for manifest_id, pool in pools.items():
-        if manifest_id not in cited and (count := len(words & pool)) > best:
+    for manifest_id, terms in pools.items():
+        if manifest_id not in cited and (count := len(words & terms)) > best:
             other, best = manifest_id, count
-    return Verdict(words, common, other, best)
+    return Verdict(len(words), len(words & pool), other, best)
 
 
 @rule("LP032", "story", "a paragraph, list item or table row shares too little of its wording with the claims it cites",
@@ -73,7 +67,9 @@ def wording_supported(story: Story, site: SiteIndex) -> Iterator[Finding]:
     units = site.bodies[story.path].units
     for index, judged in verdicts(story, site).items():
         if judged.wrong_source or judged.unsupported:
-            yield Finding(story.path, units[index].line, units[index].col, "LP032", _message(units[index], judged))
+            unit = units[index]
+            pool = frozenset().union(*(ledger_pools(story, site).get(i, ()) for i in unit.cited_ids))
+            yield Finding(story.path, unit.line, unit.col, "LP032", _message(unit, judged, pool))
 
 
 def verdicts(story: Story, site: SiteIndex) -> dict[int, Verdict]:
@@ -81,11 +77,35 @@ def verdicts(story: Story, site: SiteIndex) -> dict[int, Verdict]:
     key = ("verdicts", story.path)
     made = site.derived.get(key)
     if made is None:
-        found, pools = resolution(story, site), ledger_pools(story, site)
-        made = site.derived[key] = {
-            index: verdict(unit.text, unit.cited_ids, pools) for index, unit in enumerate(site.bodies[story.path].units)
-            if unit.cites and found.resolved(unit.cited_ids) and not _lead_in(unit)}
+        made = site.derived[key] = _judge(story, site)
     return made  # type: ignore[return-value]
+
+
+def _judge(story: Story, site: SiteIndex) -> dict[int, Verdict]:
+    """verdict() for every judged unit of a story at once, counting on arrays (wording.UnitWords)."""
+    found, body = resolution(story, site), site.bodies[story.path]
+    units = body.units
+    cites = [tuple(unit.cited_ids) for unit in units]
+    judged = [index for index, unit in enumerate(units) if cites[index] and found.resolved(cites[index]) and not _lead_in(unit)]
+    if not judged:
+        return {}
+    words = unit_terms(story.body, body, story.body_line)
+    pools = ledger_pools(story, site)
+    ids = list(pools)
+    groups = list(dict.fromkeys(cites[index] for index in judged))
+    several = [group for group in groups if len(group) > 1]  # a unit citing several: their claims together
+    counts = words.shared([pools[i] for i in ids] + [frozenset().union(*(pools[i] for i in g)) for g in several])
+    column = {group: len(ids) + n for n, group in enumerate(several)}
+    made = {}
+    for index in judged:
+        cited = cites[index]
+        shared = counts[column[cited] if cited in column else ids.index(cited[0])][index]
+        other, best = None, 0
+        for number, manifest_id in enumerate(ids):
+            if manifest_id not in cited and counts[number][index] > best:
+                other, best = manifest_id, counts[number][index]
+        made[index] = Verdict(int(words.sizes[index]), int(shared), other, int(best))
+    return made
 
 
 def misattributed(story: Story, site: SiteIndex) -> dict[int, str]:
@@ -101,59 +121,35 @@ def _lead_in(unit: Unit) -> bool:
     return unit.kind == "paragraph" and unit.text.rstrip().endswith(":")
 
 
-def _message(unit: Unit, judged: Verdict) -> str:
+def _message(unit: Unit, judged: Verdict, pool: frozenset[int]) -> str:
     cited = ", ".join(f"'{i}'" for i in unit.cited_ids)
-    what = _WHAT[unit.kind]
-    said = f"{what} shares {judged.shared} of its {len(judged.words)} distinctive words with the claims of {cited} it cites"
+    said = (f"{_WHAT[unit.kind]} shares {judged.shared} of its {judged.words} distinctive words with the claims "
+            f"of {cited} it cites")
     if judged.wrong_source:
         return (f"{said}, and {judged.other_shared} with those of '{judged.other}' in the ledger: expected a citation "
                 f"of the manifest it rests on, e.g. [cites: {judged.other}]")
-    missing = ", ".join(_unshared(unit.text, judged.common)[:6])
+    text = _TARGETS.sub(" ", unit.text)
+    missing = ", ".join(stem_words(text, text_terms(text) - pool)[:6])
     better = (f"; '{judged.other}' in the ledger shares {judged.other_shared}"
               if judged.other is not None and judged.other_shared > judged.shared else "")
     return (f"{said} (not in them: {missing}){better}: expected wording a cited claim supports, or a citation of the "
             "manifest that says it")
 
 
-def _unshared(text: str, common: frozenset[str]) -> list[str]:
-    """The unit's distinctive words as written (lower-cased) that no cited claim shares, in order, once."""
-    text = _TARGETS.sub(" ", text)
-    return [word for word in dict.fromkeys(_WORD.findall(text.lower())) if (stems := terms(word)) and not stems & common]
-
-
-def ledger_pools(story: Story, site: SiteIndex) -> dict[str, frozenset[str]]:
-    """Manifest id -> the wording of the claims the ledger uses from it, and of its title."""
+def ledger_pools(story: Story, site: SiteIndex) -> dict[str, frozenset[int]]:
+    """Manifest id -> the terms of the claims the ledger uses from it, and of its title."""
     key = ("pools", story.path)
     made = site.derived.get(key)
     if made is None:
         found = resolution(story, site)
-        made = site.derived[key] = {manifest_id: pool(site.manifests[manifest_id], tuple(c.text for c in claims))
+        made = site.derived[key] = {manifest_id: pool(site.manifests[manifest_id].manifest.title, claims)
                                     for manifest_id, claims in found.used.items()}
     return made  # type: ignore[return-value]
 
 
-def pool(record: ManifestFile, claims: tuple[str, ...]) -> frozenset[str]:
-    return _pool(record.manifest.title, claims)
-
-
-@functools.lru_cache(maxsize=1 << 12)
-def _pool(title: str, claims: tuple[str, ...]) -> frozenset[str]:
-    """Manifests are cited by many stories: the wording of each title and set of claims is worked out once."""
-    return frozenset().union(_claim_terms(title), *map(_claim_terms, claims))
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def _claim_terms(text: str) -> frozenset[str]:
-    return terms(text)
-
-
-@functools.lru_cache(maxsize=1 << 10)
-def _unit_terms(text: str) -> frozenset[str]:
-    """A unit's words, kept while its story is checked and its evidence is aligned (both in one worker); the
-    target of a link markdown-it refused to render is no wording (LP060 reports it)."""
-    if "](" in text or "<" in text:
-        text = _TARGETS.sub(" ", text)
-    return terms(text)
+def pool(title: str, claims: Iterable[Claim | str]) -> frozenset[int]:
+    """The terms of a manifest's title and of some of its claims (each text is read once per process)."""
+    return text_terms(title).union(*(text_terms(c if isinstance(c, str) else c.text) for c in claims))
 
 
 Evidence = tuple[tuple[str, tuple[str, ...]], ...]  # ((manifest id, (claim id, … best first)), …)
@@ -170,25 +166,35 @@ def used_claims(story: Story, manifests: dict[str, ManifestFile]) -> dict[str, l
     return used
 
 
-def align(units: list[Unit], used: dict[str, list[Claim]]) -> Evidence:
-    """The claims that back a block's units, by manifest: those sharing the most words (and figures) first,
-    and the manifest whose best claim matches best first; a cited manifest none of whose claims matches
-    lists all the claims the ledger uses from it."""
+def evidence(story: Story, body: Body, manifests: dict[str, ManifestFile]) -> list[Evidence]:
+    """Per block of the body (sections in order, then blocks), the claims that back it (align)."""
+    used = used_claims(story, manifests)
+    words = unit_terms(story.body, body, story.body_line) if body.cites else None
+    index = {id(unit): i for i, unit in enumerate(body.units)}
+    return [align([(unit, words.of(index[id(unit)])) for unit in block.units], used) if block.cited_ids else ()
+            for section in body.sections for block in section.blocks]
+
+
+def align(units: list[tuple[Unit, frozenset[int]]], used: dict[str, list[Claim]]) -> Evidence:
+    """The claims that back a block's units (each with its terms), by manifest: those sharing the most words
+    (and figures) first, and the manifest whose best claim matches best first; a cited manifest none of whose
+    claims matches lists all the claims the ledger uses from it."""
     scores: dict[str, dict[str, int]] = {}
-    for unit in units:
-        words, figures = _unit_terms(unit.text), _figure_keys(unit.text)
+    for unit, words in units:
+        numbers = _figure_keys(unit.text)
         for manifest_id in unit.cited_ids:
             best = scores.setdefault(manifest_id, {})
             for claim in used.get(manifest_id, ()):
-                score = len(words & _claim_terms(claim.text)) + 2 * len(figures & _figure_keys(claim.text))
+                score = len(words & text_terms(claim.text)) + 2 * len(numbers & _figure_keys(claim.text))
                 if score > best.get(claim.id, 0):
                     best[claim.id] = score
     found = []
     for order, (manifest_id, best) in enumerate(scores.items()):
         claims = used.get(manifest_id, [])
         rank = {claim.id: index for index, claim in enumerate(claims)}
-        matched = sorted(best, key=lambda claim_id: (-best[claim_id], rank[claim_id]))
-        top = best[matched[0]] if matched else 0
+        top = max(best.values(), default=0)
+        floor = max(MIN_BACKING, top / 3) if top >= MIN_BACKING else top  # a word or two in common is chance
+        matched = sorted((c for c, score in best.items() if score >= floor), key=lambda c: (-best[c], rank[c]))
         found.append((-top, order, manifest_id, tuple(matched) or tuple(claim.id for claim in claims)))
     return tuple((manifest_id, claims) for _, _, manifest_id, claims in sorted(found))
 

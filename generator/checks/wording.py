@@ -1,41 +1,163 @@
-"""A text's distinctive wording, for LP032 and the evidence a reader sees: its words lower-cased, without stop
-words (the `stop-words` package's English list) and reduced to their Snowball stems (`snowballstemmer`), so
-that 'voted', 'votes' and 'vote' are one term and 'the', 'which', 'said' none."""
+"""A text's distinctive wording, for LP032 and the evidence a reader sees: its words without stop words (the
+`stop-words` package's English list), reduced to their Snowball stems (`snowballstemmer`), so that 'voted',
+'votes' and 'vote' are one term and 'the', 'which', 'said' none. Terms are small integers: a story's words
+are found and hashed by the same array operations LP040 runs on its body (analysis.similarity.tokens, which
+keeps that body's words for it), and each distinct word is stemmed once per process."""
 
 from __future__ import annotations
 
-import string
+import functools
+import re
 
+import numpy as np
 import snowballstemmer
 from stop_words import get_stop_words
 
+from ..analysis.similarity import Words, tokens, words
+from ..content.body import Body
+
 _STEMMER = snowballstemmer.stemmer("english")
-_STOP = frozenset(get_stop_words("en"))
-# Punctuation splits words (`on-street`, `council's`); digits stay (`Route 14` shares its 14 with a claim).
-_SPACES = str.maketrans({mark: " " for mark in string.punctuation + "‘’“”–—…•·×€£"})
-_STEMS: dict[str, str] = {}  # word -> stem, "" for a word that is no term: each word is stemmed once
-_MAX_STEMS = 1 << 18         # a preview server runs for hours: the cache is emptied past this
+_STOP = frozenset(get_stop_words("en")) | {"http", "https", "www", "com", "org"}
+_TARGET = re.compile(rb"\]\([^)\s]*\)|<[a-z][a-z0-9+.-]*:[^>\s]*>")  # link targets: not wording
+_NONE, _UNKNOWN = -1, -2
 
 
-def terms(text: str) -> frozenset[str]:
-    """The stems of text's content words."""
-    words = set(text.lower().translate(_SPACES).split())
-    words.difference_update(_STOP)
-    found = set(map(_STEMS.get, words))  # known words looked up without a Python-level loop
+class _Vocabulary:
+    """Word hash -> term id (-1: no term) in a direct-mapped table looked up for a whole body at once (a word
+    whose slot another holds goes to a dict); stem -> term id; and word -> term id for short texts."""
+
+    BITS = 18
+
+    def __init__(self) -> None:
+        self.codes = np.zeros(1 << self.BITS, dtype=np.uint64)  # 0: empty (analysis.similarity never hashes to 0)
+        self.terms = np.full(1 << self.BITS, _UNKNOWN, dtype=np.int64)
+        self.overflow: dict[int, int] = {}
+        self.stems: dict[str, int] = {}
+        self.words: dict[str, int] = {}
+
+    def lookup(self, words: Words) -> np.ndarray:
+        """The term id of each word."""
+        codes = words.codes
+        slots = (codes & np.uint64((1 << self.BITS) - 1)).astype(np.intp)
+        found = np.where(self.codes[slots] == codes, self.terms[slots], _UNKNOWN)
+        missing = np.flatnonzero(found == _UNKNOWN)
+        for i in missing.tolist():
+            code = int(codes[i])
+            term = self.overflow.get(code)
+            if term is None:
+                slot = int(slots[i])
+                if self.codes[slot] == code:
+                    term = int(self.terms[slot])
+                else:
+                    term = self.term(words.word(i))
+                    if self.codes[slot] == 0:
+                        self.codes[slot], self.terms[slot] = code, term
+                    else:
+                        self.overflow[code] = term
+            found[i] = term
+        if len(self.overflow) > 1 << 20 or len(self.stems) > 1 << 22:  # a preview server runs for hours
+            self.__init__()
+        return found
+
+    def term(self, word: str) -> int:
+        if len(word) < 2 or word in _STOP:
+            return _NONE
+        stem = word if word.isdigit() else _STEMMER.stemWord(word)
+        return self.stems.setdefault(stem, len(self.stems))
+
+
+_VOCABULARY = _Vocabulary()
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def text_terms(text: str) -> frozenset[int]:
+    """The terms of one short text (a claim, a title, a passage on its own), from its words as
+    analysis.similarity.words splits them (as `tokens` finds them in a body, without the arrays, which cost
+    more than they save on a sentence)."""
+    known, term = _VOCABULARY.words, _VOCABULARY.term
+    found = set(map(known.get, words(text)))
     if None in found:
-        found.discard(None)
-        if len(_STEMS) > _MAX_STEMS:
-            _STEMS.clear()
-        for word in words:
-            stem = _STEMS.get(word)
-            if stem is None:
-                stem = _STEMS[word] = _stem(word)
-            found.add(stem)
-    found.discard("")
+        found = {known[word] if word in known else known.setdefault(word, term(word)) for word in words(text)}
+    found.discard(_NONE)
+    found.discard(None)
     return frozenset(found)
 
 
-def _stem(word: str) -> str:
-    if len(word) < 2 or word in _STOP:
-        return ""
-    return word if word.isdigit() else _STEMMER.stemWord(word)
+class UnitWords:
+    """The terms of each unit of a body (body.units order) as one sorted array of (unit << 32 | term) pairs,
+    each pair once: how many of a unit's terms a pool holds is counted for every unit at once."""
+
+    def __init__(self, pairs: np.ndarray, count: int) -> None:
+        self.pairs = pairs
+        self.bounds = np.searchsorted(pairs >> 32, np.arange(count + 1))
+        self.sizes = np.diff(self.bounds)
+        self.terms = pairs & 0xFFFFFFFF
+
+    def shared(self, pools: list[frozenset[int]]) -> list[list[int]]:
+        """Per pool, how many of each unit's terms it holds ([pool][unit])."""
+        if not self.pairs.size:
+            return [[0] * self.sizes.size for _ in pools]
+        found = []
+        starts, ends, empty = self.bounds[:-1], self.bounds[1:], self.sizes == 0
+        for pool in pools:
+            held = np.zeros(len(_VOCABULARY.stems) + 1, dtype=np.int32)  # term ids are below this
+            held[list(pool)] = 1
+            hits = np.concatenate(([0], np.cumsum(held[self.terms])))
+            count = hits[ends] - hits[starts]
+            count[empty] = 0
+            found.append(count.tolist())
+        return found
+
+    def of(self, index: int) -> frozenset[int]:
+        return frozenset(self.terms[self.bounds[index]: self.bounds[index + 1]].tolist())
+
+
+def unit_terms(body_text: str, body: Body, body_line: int) -> UnitWords:
+    """The terms of a body's units, from one pass over the body's words (those analysis.similarity finds for
+    LP040, found once for both): each word belongs to the unit whose lines hold it; link targets and lines
+    outside units (headings) count for none."""
+    key = (id(body), body_text)
+    if _LAST and _LAST[0] == key:
+        return _LAST[1]
+    words = tokens(body_text)
+    units = body.units
+    data = np.frombuffer(words.data, dtype=np.uint8)
+    line_of = np.searchsorted(np.flatnonzero(data == 10), words.starts)  # 0-based line of the body
+    owner = np.full(body_text.count("\n") + 2, -1, dtype=np.int64)
+    for index, unit in enumerate(units):
+        for line, _col, _text in unit.source:
+            if 0 <= line - body_line - 1 < owner.size:
+                owner[line - body_line - 1] = index
+    unit_of = owner[line_of]
+    term = _VOCABULARY.lookup(words)
+    keep = (term >= 0) & (unit_of >= 0)
+    if b"](" in words.data or b"<" in words.data:
+        keep &= ~_in_targets(words)
+    pairs = np.sort((unit_of[keep] << 32) | term[keep])
+    if pairs.size:
+        pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))]
+    found = UnitWords(pairs, len(units))
+    _LAST[:] = [key, found]
+    return found
+
+
+_LAST: list = []  # the last body's unit terms: its rules and then its evidence ask for them, in one process
+
+
+def _in_targets(words: Words) -> np.ndarray:
+    """Per word, whether it lies inside a link target `](…)` or an autolink `<scheme:…>`."""
+    spans = [match.span() for match in _TARGET.finditer(words.data)]
+    if not spans:
+        return np.zeros(words.starts.size, dtype=bool)
+    starts = np.array([start for start, _ in spans])
+    ends = np.array([end for _, end in spans])
+    at = np.searchsorted(starts, words.starts, side="right") - 1
+    return (at >= 0) & (words.starts < ends[np.maximum(at, 0)])
+
+
+def stem_words(text: str, terms: frozenset[int]) -> list[str]:
+    """The words of text (lower-cased, in order, once) whose terms are among `terms`: what a finding quotes."""
+    words = tokens(text, keep=False)
+    found = _VOCABULARY.lookup(words)
+    shown = [words.word(i) for i in np.flatnonzero(np.isin(found, list(terms))).tolist()]
+    return list(dict.fromkeys(shown))

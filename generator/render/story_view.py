@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..checks import RULES
 from ..checks.support import Evidence as Evidence_
-from ..checks.support import align, used_claims
+from ..checks.support import evidence
 from ..checks.waivers import reasons
 from ..content.body import Body, render_block
 from ..content.config import SiteConfig
@@ -241,10 +241,10 @@ def section_rows(story: Story, body: Body, manifests: dict[str, ManifestFile]) -
     for number, entry in enumerate(story.meta.ledger, start=1):
         found = manifests.get(entry.manifest)
         env["sources"][entry.manifest] = (number, found.manifest.title if found else entry.manifest)
-    used = used_claims(story, manifests)
+    backing = iter(evidence(story, body, manifests))
     return [(section.title, section.anchor,
-             [(block.kind, block.markdown, render_block(block, env), block.cited_ids,
-               align(block.units, used) if block.cited_ids else ()) for block in section.blocks])
+             [(block.kind, block.markdown, render_block(block, env), block.cited_ids, next(backing))
+              for block in section.blocks])
             for section in body.sections]
 
 

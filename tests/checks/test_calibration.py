@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from generator.checks.support import _pool, verdict
+from generator.checks.support import pool, verdict
+from generator.checks.wording import text_terms
 from generator.prepare import check_site
 
 HERE = Path(__file__).parent / "calibration"
@@ -27,8 +28,8 @@ def judged() -> list[tuple[dict, bool, str | None]]:
     found = []
     for item in data["paragraphs"]:
         ledger = data["ledgers"][item["ledger"]]
-        pools = {key: _pool(manifests[key]["title"], tuple(manifests[key]["claims"])) for key in ledger}
-        result = verdict(item["text"], item["cites"], pools)
+        pools = {key: pool(manifests[key]["title"], manifests[key]["claims"]) for key in ledger}
+        result = verdict(text_terms(item["text"]), item["cites"], pools)
         flagged = result.wrong_source or result.unsupported
         found.append((item, flagged, result.other if result.wrong_source else None))
     return found
