@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 
 from ..content.findings import Finding
 from . import SiteIndex
 from .resolve import nearest
 
 _UNREADABLE = ("LP001", "LP100")
+_GUESS = re.compile(r" \(did you mean '[^']*'\?\)")
 
 
 def refine(findings: list[Finding], site: SiteIndex, loaded: list[Finding]) -> list[Finding]:
@@ -30,7 +32,8 @@ def refine(findings: list[Finding], site: SiteIndex, loaded: list[Finding]) -> l
                 continue  # its file's own finding (LP100, LP001, LP101) is the one mistake
             if "did you mean" not in finding.message and (twin := nearest(finding.subject, site.manifests)):
                 finding = _told(finding, f" (did you mean '{twin}'?)")
-        elif finding.code == "LP024" and finding.subject in owners:
+        elif finding.code == "LP024" and finding.subject in owners:  # not a typo after all: drop the guess
+            finding = dataclasses.replace(finding, message=_GUESS.sub("", finding.message))
             finding = _told(finding, f"; it is a claim of manifest '{owners[finding.subject]}', which the ledger "
                                      "does not list")
         kept.append(finding)

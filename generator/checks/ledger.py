@@ -110,10 +110,9 @@ def claims_belong(story: Story, site: SiteIndex) -> Iterator[Finding]:
             if claim_id in owners:  # listed under the wrong ledger entry
                 yield story.source.finding(("ledger", i, "claims", j), "LP024", f"{said}: it is a claim of "
                                            f"'{owners[claim_id]}': expected it under that manifest's ledger entry")
-            else:  # the whole site's manifests may know it (checks.follow); a mistyped one is suggested here
-                hint = did_you_mean(claim_id, known)
-                yield story.source.finding(("ledger", i, "claims", j), "LP024", f"{said}{hint}: {expected}",
-                                           subject="" if hint else claim_id)
+            else:  # a mistyped one is suggested here; checks.follow names its manifest if another has it
+                yield story.source.finding(("ledger", i, "claims", j), "LP024",
+                                           f"{said}{did_you_mean(claim_id, known)}: {expected}", subject=claim_id)
 
 
 @rule("LP025", "story", "a ledger entry lists no claims, or a manifest appears twice",

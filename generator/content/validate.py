@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime as dt
 import difflib
-import re
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
@@ -54,7 +53,6 @@ _FORMS = {"url": "an http or https URL", "slug": "a slug (lower-case letters and
 _DATES = ("timezone_aware", "datetime_parsing", "datetime_type", "datetime_from_date_parsing", "date_from_datetime_parsing",
           "date_parsing", "date_type", "date_from_datetime_inexact", "datetime_object_invalid")
 _UNION_TAGS = ("datetime", "date", "str", "bool", "int")
-_CODE = re.compile(r"^LP\d{3}$")
 
 
 def _matches(loc: Loc, pattern: tuple) -> bool:
@@ -112,10 +110,10 @@ def _error_finding(model: type[BaseModel], error: dict, source: SourceMap, id_lo
 def _field_loc(loc: Loc) -> Loc:
     """The field's own path, without pydantic's tags: union members ('datetime', 'DecisionCard'), '[key]'."""
     kept: list[str | int] = []
-    for part in loc:
-        tag = isinstance(part, str) and (
-            "[" in part or (part[:1].isupper() and not _CODE.match(part))
-            or (part in _UNION_TAGS and bool(kept) and isinstance(kept[-1], str) and kept[-1] != "waive"))
+    for at, part in enumerate(loc):
+        key = at + 1 < len(loc) and loc[at + 1] == "[key]"  # a mapping's key, as the user wrote it
+        tag = isinstance(part, str) and not key and (
+            "[" in part or (part[:1].isupper() and not part.isupper()) or (part in _UNION_TAGS and bool(kept) and isinstance(kept[-1], str)))
         if not tag:
             kept.append(part)
     return tuple(kept)
