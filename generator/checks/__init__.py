@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -124,7 +125,13 @@ def unknown_codes(site: SiteIndex) -> list[Finding]:
     """An unknown code in [checks] is a finding: a typo there must not leave a rule as it was."""
     shown = site.config_path
     return [Finding(shown, toml_line(site.root / shown, ("checks", code)), 1, "LP002",
-                    f"unknown rule code '{code}' in [checks]") for code in site.config.checks if code not in RULES]
+                    f"unknown rule code '{code}' in [checks]{_close(code)}: expected a code from `ledgerpress rules`, "
+                    "e.g. LP031 = \"warning\"") for code in site.config.checks if code not in RULES]
+
+
+def _close(code: str) -> str:
+    close = difflib.get_close_matches(code, list(RULES), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _run(current: Rule, site: SiteIndex, pages_only: bool = False) -> Iterator[Finding]:

@@ -30,7 +30,7 @@ def cite_in_ledger(story: Story, site: SiteIndex) -> Iterator[Finding]:
         if not manifest_id or manifest_id in found.entries or manifest_id in typos:
             continue  # an empty id is LP004's; a ledger typo is reported once, at the ledger (LP022)
         if twin := found.cite_hint.get(manifest_id):
-            why = f"which is not in the ledger (did you mean '{twin}'?)"
+            why = f"which is not in the ledger: expected an id the ledger lists (did you mean '{twin}'?)"
         elif manifest_id in site.manifests:
             why = f"which is not in the ledger: add it, e.g. ledger: [{{manifest: \"{manifest_id}\", claims: [\"<claim id>\"]}}]"
         else:

@@ -15,8 +15,8 @@ def related_exist(story: Story, site: SiteIndex) -> Iterator[Finding]:
     broken = _broken_keys(site)
     for i, key in enumerate(story.meta.related or []):
         if key not in site.by_key and key not in broken:  # a story that failed to load has its own findings
-            yield story.source.finding(("related", i), "LP050", f"related story '{key}' does not exist "
-                                       "(expected YYYY-MM-DD/slug of a story in content/stories)")
+            yield story.source.finding(("related", i), "LP050", f"related story '{key}' does not exist: expected "
+                                       "YYYY-MM-DD/slug of a story in content/stories, e.g. 2026-11-20/council-backs-the-busway")
 
 
 def _broken_keys(site: SiteIndex) -> frozenset[str]:

@@ -25,5 +25,6 @@ def repeated_stories(site: SiteIndex) -> Iterator[Finding]:
     site.repeats = kept
     for found in repeats(bodies, config.duplicate_threshold, window, site.features or None, site.scores, kept):
         yield by_path[found.later].source.finding(
-            ("title",), "LP040", f"repeats {found.earlier} (similarity {found.score:.2f}, "
-                                 f"threshold {config.duplicate_threshold:g})")
+            ("title",), "LP040", f"repeats {found.earlier} (similarity {found.score:.2f}, threshold "
+                                 f"{config.duplicate_threshold:g}): expected a story that tells what is new, or, for a "
+                                 "follow-up that must restate it, waive: {LP040: \"<why>\"}")

@@ -40,15 +40,16 @@ class Stated:
         return [figure for figure in figures(text) if not self.supports(figure)]
 
     def nearest(self, figure: Figure) -> str | None:
-        """What a claim writes where the figure differs only in unit, scale or day: '$3.6 million' for '$3.6 billion'."""
+        """What a claim writes where the figure differs only in unit, scale or day: '$3.6 million' for '$3.6
+        billion', '3.6 points' for '3.6%' (the closest in kind when several differ)."""
+        candidates = []
         for text in self.claims:
             for stated in parsed(text):
-                if figure.date is not None and stated.date is not None:
-                    if stated.date[1] == figure.date[1]:
-                        return stated.text
+                if figure.date is not None and stated.date is not None and stated.date[1] == figure.date[1]:
+                    candidates.append((abs(stated.date[2] - figure.date[2]), stated.text))
                 elif figure.date is None and stated.date is None and stated.core == figure.core:
-                    return stated.text
-        return None
+                    candidates.append(((stated.unit != figure.unit) + (stated.scaled != figure.scaled), stated.text))
+        return min(candidates)[1] if candidates else None
 
 
 def stated_by(story: Story, found: Resolution, ids: Iterable[str], site: SiteIndex) -> Stated:

@@ -22,7 +22,7 @@ def test_a_mistyped_cite_is_one_finding_with_the_id_meant(tmp_path: Path):
                           f"- Supporters pointed to the ridership figures. [cites: {A}]")
     story = story.replace(f"- Two members voted against. [cites: {A}, {B}]", f"- Two members voted against. [cites: {A}]")
     assert _lines(write_tree(tmp_path, {**base_files(), STORY_PATH: story})) == [
-        f"{STORY_PATH}:31:78: LP020 cites manifest '100000000000000002', which is not in the ledger (did you mean '{B}'?)"]
+        f"{STORY_PATH}:31:78: LP020 cites manifest '100000000000000002', which is not in the ledger: expected an id the ledger lists (did you mean '{B}'?)"]
 
 
 def test_a_mistyped_ledger_id_the_body_cites_right_is_one_finding_at_the_ledger(tmp_path: Path):
