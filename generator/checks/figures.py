@@ -27,6 +27,7 @@ _AFTER = re.compile(r"""
    |(?P<scale>\ (?:thousand|million|billion|trillion|bn|mn|tn)\b)(?P<named>\ (?:US\ )?(?:dollars?|euros?)\b)?
    |(?P<currency>\ (?:US\ )?(?:dollars?|euros?)\b)
 """, re.VERBOSE | re.IGNORECASE)
+_AFTER_STARTS = frozenset(" -\u00a0\u202f")  # what must follow a number for _AFTER to match
 _CODE = re.compile(r"(?<![^\W\d_])(USD|EUR|GBP) ?$")
 _RANGE = re.compile(r"[ ]?[-–—][ ]?|\ to\ ")
 _MONTH = ("January|February|March|April|May|June|July|August|September|October|November|December"
@@ -122,7 +123,7 @@ def _number(text: str, match: re.Match[str]) -> Figure:
             unit = "pp"
         else:
             scale = _SCALES[lower]
-    after = _AFTER.match(text, end) if not suffix or scale else None
+    after = _AFTER.match(text, end) if (not suffix or scale) and text[end:end + 1] in _AFTER_STARTS else None
     if after is not None and not (scale and after["scale"]):
         end = after.end()
         if after["percent"]:
@@ -136,7 +137,7 @@ def _number(text: str, match: re.Match[str]) -> Figure:
             currency = currency or _currency(after["named"])
         else:
             currency = currency or _currency(after["currency"])
-    if not currency and (code := _CODE.search(text, max(start - 4, 0), start)):
+    if not currency and start >= 3 and text[start - 1] in "DRP " and (code := _CODE.search(text, start - 4 if start > 3 else 0, start)):
         currency, start = _CURRENCIES[code[1].lower()], code.start()
     negative = start > 0 and text[start - 1] in "-−" and (start == 1 or not text[start - 2].isalnum())
     if negative:
@@ -172,10 +173,11 @@ def _date(text: str, match: re.Match[str]) -> Figure | None:
         return _dated(text, start, iso.end(), (int(iso[1]), int(iso[2]), int(iso[3])))
     if len(digits) > 2:
         return None
-    if (before := _MONTH_BEFORE.search(text, max(start - 11, 0), start)) and (after := _DAY_AFTER.match(text, end)):
+    if start >= 4 and text[start - 1] == " " and (text[start - 2].isalpha() or text[start - 2] == ".") and (
+            before := _MONTH_BEFORE.search(text, max(start - 11, 0), start)) and (after := _DAY_AFTER.match(text, end)):
         year = int(after["year"]) if after["year"] else None
         return _dated(text, before.start(), after.end(), (year, _MONTHS[before[1]], int(digits)))
-    if after := _MONTH_AFTER.match(text, end):
+    if text[end:end + 1] in " snrt" and (after := _MONTH_AFTER.match(text, end)):
         year = int(after["year"]) if after["year"] else None
         return _dated(text, start, after.end(), (year, _MONTHS[after["month"]], int(digits)))
     return None

@@ -172,9 +172,8 @@ def _collect(block: Block, lines: list[str], offset: int, body: Body) -> None:
     """Units are list items, paragraphs outside list items and table body rows (a row cites in any of its
     cells); inline text goes to the innermost."""
     stack: list[Unit | None] = []
-    head = False
+    head = False  # inside a table's header: its row is no unit
     for token in block.tokens:
-        head = token.type == "thead_open" or (head and token.type != "thead_close")
         kind = _UNIT_KINDS.get(token.type)
         if kind is not None and not (kind == "paragraph" and _in_item(stack)) and not (kind == "row" and head):
             unit = Unit(kind, *_place(token.map, lines, offset))
@@ -182,8 +181,10 @@ def _collect(block: Block, lines: list[str], offset: int, body: Body) -> None:
             stack.append(unit)
         elif token.nesting == 1:
             stack.append(None)
+            head = head or token.type == "thead_open"
         elif token.nesting == -1:
             stack.pop()
+            head = head and token.type != "thead_close"
         elif token.type == "inline":
             _inline(token, _innermost(stack), lines, offset, body)
 
