@@ -82,7 +82,7 @@ def verdicts(story: Story, site: SiteIndex) -> dict[int, Verdict]:
 
 
 def _judge(story: Story, site: SiteIndex) -> dict[int, Verdict]:
-    """verdict() for every judged unit of a story at once, counting on arrays (wording.UnitWords)."""
+    """verdict() for every judged unit of a story, on the terms wording.unit_terms found in one pass."""
     found, body = resolution(story, site), site.bodies[story.path]
     units = body.units
     cites = [tuple(unit.cited_ids) for unit in units]
@@ -91,20 +91,19 @@ def _judge(story: Story, site: SiteIndex) -> dict[int, Verdict]:
         return {}
     words = unit_terms(story.body, body, story.body_line)
     pools = ledger_pools(story, site)
-    ids = list(pools)
-    groups = list(dict.fromkeys(cites[index] for index in judged))
-    several = [group for group in groups if len(group) > 1]  # a unit citing several: their claims together
-    counts = words.shared([pools[i] for i in ids] + [frozenset().union(*(pools[i] for i in g)) for g in several])
-    column = {group: len(ids) + n for n, group in enumerate(several)}
+    unions: dict[tuple[str, ...], frozenset[int]] = {}
     made = {}
     for index in judged:
-        cited = cites[index]
-        shared = counts[column[cited] if cited in column else ids.index(cited[0])][index]
+        cited, terms = cites[index], words[index]
+        if len(cited) == 1:
+            pool = pools[cited[0]]
+        elif (pool := unions.get(cited)) is None:
+            pool = unions[cited] = frozenset().union(*(pools[i] for i in cited))
         other, best = None, 0
-        for number, manifest_id in enumerate(ids):
-            if manifest_id not in cited and counts[number][index] > best:
-                other, best = manifest_id, counts[number][index]
-        made[index] = Verdict(int(words.sizes[index]), int(shared), other, int(best))
+        for manifest_id, theirs in pools.items():
+            if manifest_id not in cited and (count := len(terms & theirs)) > best:
+                other, best = manifest_id, count
+        made[index] = Verdict(len(terms), len(terms & pool), other, best)
     return made
 
 
@@ -169,9 +168,9 @@ def used_claims(story: Story, manifests: dict[str, ManifestFile]) -> dict[str, l
 def evidence(story: Story, body: Body, manifests: dict[str, ManifestFile]) -> list[Evidence]:
     """Per block of the body (sections in order, then blocks), the claims that back it (align)."""
     used = used_claims(story, manifests)
-    words = unit_terms(story.body, body, story.body_line) if body.cites else None
+    words = unit_terms(story.body, body, story.body_line) if body.cites else []
     index = {id(unit): i for i, unit in enumerate(body.units)}
-    return [align([(unit, words.of(index[id(unit)])) for unit in block.units], used) if block.cited_ids else ()
+    return [align([(unit, words[index[id(unit)]]) for unit in block.units], used) if block.cited_ids else ()
             for section in body.sections for block in section.blocks]
 
 

@@ -83,64 +83,36 @@ def text_terms(text: str) -> frozenset[int]:
     return frozenset(found)
 
 
-class UnitWords:
-    """The terms of each unit of a body (body.units order) as one sorted array of (unit << 32 | term) pairs,
-    each pair once: how many of a unit's terms a pool holds is counted for every unit at once."""
-
-    def __init__(self, pairs: np.ndarray, count: int) -> None:
-        self.pairs = pairs
-        self.bounds = np.searchsorted(pairs >> 32, np.arange(count + 1))
-        self.sizes = np.diff(self.bounds)
-        self.terms = pairs & 0xFFFFFFFF
-
-    def shared(self, pools: list[frozenset[int]]) -> list[list[int]]:
-        """Per pool, how many of each unit's terms it holds ([pool][unit])."""
-        if not self.pairs.size:
-            return [[0] * self.sizes.size for _ in pools]
-        found = []
-        starts, ends, empty = self.bounds[:-1], self.bounds[1:], self.sizes == 0
-        for pool in pools:
-            held = np.zeros(len(_VOCABULARY.stems) + 1, dtype=np.int32)  # term ids are below this
-            held[list(pool)] = 1
-            hits = np.concatenate(([0], np.cumsum(held[self.terms])))
-            count = hits[ends] - hits[starts]
-            count[empty] = 0
-            found.append(count.tolist())
-        return found
-
-    def of(self, index: int) -> frozenset[int]:
-        return frozenset(self.terms[self.bounds[index]: self.bounds[index + 1]].tolist())
-
-
-def unit_terms(body_text: str, body: Body, body_line: int) -> UnitWords:
-    """The terms of a body's units, from one pass over the body's words (those analysis.similarity finds for
-    LP040, found once for both): each word belongs to the unit whose lines hold it; link targets and lines
-    outside units (headings) count for none."""
+def unit_terms(body_text: str, body: Body, body_line: int) -> list[set[int]]:
+    """The terms of each of a body's units (body.units order), from one pass over the body's words (those
+    analysis.similarity finds for LP040, found once for both): a unit's words are those of its own lines;
+    link targets are no wording."""
     key = (id(body), body_text)
     if _LAST and _LAST[0] == key:
         return _LAST[1]
     words = tokens(body_text)
-    units = body.units
-    data = np.frombuffer(words.data, dtype=np.uint8)
-    line_of = np.searchsorted(np.flatnonzero(data == 10), words.starts)  # 0-based line of the body
-    owner = np.full(body_text.count("\n") + 2, -1, dtype=np.int64)
-    for index, unit in enumerate(units):
-        for line, _col, _text in unit.source:
-            if 0 <= line - body_line - 1 < owner.size:
-                owner[line - body_line - 1] = index
-    unit_of = owner[line_of]
     term = _VOCABULARY.lookup(words)
-    keep = (term >= 0) & (unit_of >= 0)
     if b"](" in words.data or b"<" in words.data:
-        keep &= ~_in_targets(words)
-    pairs = np.sort((unit_of[keep] << 32) | term[keep])
-    if pairs.size:
-        pairs = pairs[np.concatenate(([True], pairs[1:] != pairs[:-1]))]
-    found = UnitWords(pairs, len(units))
+        term[_in_targets(words)] = _NONE
+    newlines = np.flatnonzero(np.frombuffer(words.data, dtype=np.uint8) == 10)
+    bounds = np.concatenate(([0], newlines + 1, [len(words.data) + 1]))  # where each body line starts
+    owners, rows = [], []
+    for index, unit in enumerate(body.units):
+        for line, _col, _text in unit.source:
+            if 0 <= line - body_line - 1 < bounds.size - 1:
+                owners.append(index)
+                rows.append(line - body_line - 1)
+    rows_at = np.array(rows, dtype=np.intp)
+    firsts = np.searchsorted(words.starts, bounds[rows_at]).tolist()
+    lasts = np.searchsorted(words.starts, bounds[rows_at + 1]).tolist()
+    terms = term.tolist()
+    found: list[set[int]] = [set() for _ in body.units]
+    for index, first, last in zip(owners, firsts, lasts):
+        found[index].update(terms[first:last])
+    for each in found:
+        each.discard(_NONE)
     _LAST[:] = [key, found]
-    return found
-
-
+    return found  # type: ignore[return-value]
 _LAST: list = []  # the last body's unit terms: its rules and then its evidence ask for them, in one process
 
 
