@@ -3,7 +3,8 @@
     python benchmarks/corpus.py OUT_DIR --stories 4000 [--seed 7] [--words 1200]
 
 Every story passes `ledgerpress check`: quoted ids, recent manifests, every paragraph cites a
-ledger manifest, every figure is copied from a claim the paragraph cites, no two stories alike.
+ledger manifest and restates one of its claims (so its wording and its figure are the claim's: LP031,
+LP032), no figure in a title, description or heading, no two stories alike.
 """
 
 from __future__ import annotations
@@ -70,6 +71,16 @@ def figure(rng: random.Random) -> str:
     return f"{rng.randint(100, 999)}"
 
 
+def tag(number: int) -> str:
+    """A number in syllables: it keeps titles apart without being a figure the ledger would have to state."""
+    digits = []
+    while True:
+        number, digit = divmod(number, len(SYLLABLES))
+        digits.append(SYLLABLES[digit])
+        if not number:
+            return "".join(reversed(digits))
+
+
 def sentence(rng: random.Random, words: list[str], length: int) -> str:
     text = " ".join(rng.choice(words) for _ in range(length))
     return text[0].upper() + text[1:] + "."
@@ -89,7 +100,7 @@ def make_story(rng: random.Random, words: list[str], number: int, manifests: lis
     day = number // STORIES_PER_DAY
     published = START + dt.timedelta(days=day, hours=8 + (number % STORIES_PER_DAY) // 4, minutes=number % 4 * 15)
     cited = manifests[: rng.randint(1, 3)]
-    title = f"{sentence(rng, words, 7)[:-1]} {number}"
+    title = f"{sentence(rng, words, 7)[:-1]} {tag(number)}"
     slug = "-".join(title.lower().split())[:70].strip("-")
     ledger = "".join(f'  - manifest: "{m["id"]}"\n    claims: [{", ".join(json.dumps(c["id"]) for c in m["claims"][:3])}]\n'
                      for m in cited)
@@ -97,11 +108,10 @@ def make_story(rng: random.Random, words: list[str], number: int, manifests: lis
     for index in range(max(total_words // 150, 1)):
         manifest = cited[index % len(cited)]
         claim = manifest["claims"][index % 3]
-        fig = claim["text"].rsplit(" at ", 1)[1].rstrip(".")
         body = " ".join(sentence(rng, words, rng.randint(10, 18)) for _ in range(10))
         if index % 2 == 0:
             paragraphs.append(f"## {sections[index // 2 % len(sections)]} {index // 2 + 1}\n")
-        paragraphs.append(f"{body} The record puts it at {fig}. [cites: {manifest['id']}]\n")
+        paragraphs.append(f"{body} The record says that {claim['text'][0].lower()}{claim['text'][1:]} [cites: {manifest['id']}]\n")
     front = (f'---\ntitle: "{title}"\ndescription: "{sentence(rng, words, 18)}"\n'
              f'published: {published.strftime("%Y-%m-%dT%H:%M:%SZ")}\nnewsroom: {rng.choice(["city", "science", "technology", "business"])}\n'
              f'beat: {rng.choice(["policy", "research", "industry"])}\ntrust: {rng.choice(["reported", "confirmed"])}\n'

@@ -18,7 +18,8 @@ of text. [cites: a, b]
 
 | k | v |
 |---|---|
-| x | 1 |
+| x | 1 [cites: c] |
+| y | 2 |
 """
 
 
@@ -28,14 +29,16 @@ def test_sections_blocks_and_units():
     assert [b.kind for b in body.sections[1].blocks] == ["paragraph", "list", "table"]
     units = body.units
     assert [(u.kind, u.line, u.cited_ids) for u in units] == [
-        ("paragraph", 11, ["a"]), ("paragraph", 15, ["a", "b"]), ("item", 18, ["a"]), ("item", 19, ["b"])]
+        ("paragraph", 11, ["a"]), ("paragraph", 15, ["a", "b"]), ("item", 18, ["a"]), ("item", 19, ["b"]),
+        ("row", 24, ["c"]), ("row", 25, [])]
     assert units[1].text == "Two lines of text."
+    assert units[4].text == "x 1" and units[4].col == 1  # the header row is not a unit; a row cites in any cell
 
 
 def test_cite_positions_are_file_lines_and_columns():
     body = parse_body(BODY, 10)
     assert [(c.ids, c.line, c.col) for c in body.cites] == [
-        (("a",), 11, 17), (("a", "b"), 16, 10), (("a",), 18, 7), (("b",), 20, 8)]
+        (("a",), 11, 17), (("a", "b"), 16, 10), (("a",), 18, 7), (("b",), 20, 8), (("c",), 24, 9)]
 
 
 def test_block_markdown_is_the_source():

@@ -142,6 +142,11 @@ KINDS = ["reword", "words", "describe", "updated", "retime", "touch", "draft", "
          "claim", "template", "list-template", "config", "page"]
 
 
+def _tag(step: int) -> str:
+    """A step in letters: a number in a title, description or paragraph is a figure its claims must state."""
+    return "".join(chr(ord("a") + int(digit)) for digit in str(step))
+
+
 def _edit(root: Path, rng: random.Random, step: int, kind: str | None = None) -> None:
     """One random edit of the kinds an editor makes."""
     stories = sorted((root / "content/stories").glob("*/*.md"))
@@ -149,12 +154,13 @@ def _edit(root: Path, rng: random.Random, step: int, kind: str | None = None) ->
     path = rng.choice(stories)
     text = path.read_text()
     if kind == "reword":
-        path.write_text(text.replace("Supporters", f"Backers {step}", 1).replace("Backers", "Allies", 1))
+        path.write_text(text.replace("Supporters", f"Backers {_tag(step)}", 1).replace("Backers", "Allies", 1))
     elif kind == "words":  # moves its distinctive words, and so maybe other stories' related lists
         words = " ".join(rng.choice(VOCABULARY) for _ in range(30))
-        path.write_text(text.rstrip("\n") + f"\n\nMore on the {words}. [cites: 1000000000000000002]\n")
+        path.write_text(text.rstrip("\n") + f"\n\nRidership on Quay Street buses rose: more on the {words}. "
+                        "[cites: 1000000000000000002]\n")
     elif kind == "describe":  # shown on list pages, feeds and stories.json
-        path.write_text(text.replace('description: "', f'description: "Step {step}: ', 1))
+        path.write_text(text.replace('description: "', f'description: "Step {_tag(step)}: ', 1))
     elif kind == "updated":
         path.write_text(text.replace("published:", f"updated: 2026-11-{26 + step % 3}T08:00:00Z\npublished:", 1)
                         if "updated:" not in text else text.replace("updated: 2026-11-2", "updated: 2026-11-1", 1))
@@ -168,12 +174,12 @@ def _edit(root: Path, rng: random.Random, step: int, kind: str | None = None) ->
                         else text.replace("published:", "draft: true\npublished:", 1))
     elif kind == "add":
         day = 21 + step % 5
-        front = STORY.split("\n---\n")[0].replace("Council funds the Quay Street busway", f"Quay Street follow up {step}")
+        front = STORY.split("\n---\n")[0].replace("Council funds the Quay Street busway", f"Quay Street follow up {_tag(step)}")
         words = " ".join(rng.choice(VOCABULARY) for _ in range(60))
         text = (front.replace("2026-11-21T10:30:00Z", f"2026-11-{day}T10:30:00Z") + "\n---\n\n## Update\n\n"
                 f"{words}. [cites: 1000000000000000001, 1000000000000000002]\n")
         (root / f"content/stories/2026-11-{day}").mkdir(exist_ok=True)
-        (root / f"content/stories/2026-11-{day}/quay-street-follow-up-{step}.md").write_text(text)
+        (root / f"content/stories/2026-11-{day}/quay-street-follow-up-{_tag(step)}.md").write_text(text)
     elif kind == "remove" and len(stories) > 1:
         rng.choice(stories[1:]).unlink()
     elif kind == "manifest":

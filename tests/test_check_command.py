@@ -93,8 +93,9 @@ def test_a_draft_is_checked_and_only_warns(site: Path):
     write_tree(site, {DRAFT_PATH: draft.replace("newsroom: city", "newsroom: nowhere")})
     checked = ledgerpress("check", cwd=site)
     assert checked.returncode == 0
-    assert checked.stdout.splitlines() == [f"{DRAFT_PATH}:6:1: LP010 newsroom 'nowhere' is not declared in site.toml "
-                                           "(city, science) (warning)"]
+    assert checked.stdout.splitlines() == [f"{DRAFT_PATH}:6:1: LP010 newsroom 'nowhere' is not declared in site.toml: "
+                                           "expected one of city, science, or nowhere declared under [newsrooms] "
+                                           "there (warning)"]
     # a draft is left out of the site-wide comparisons, as it is left out of the build: the same body twice
     assert "LP040" not in checked.stdout
     as_json = json.loads(ledgerpress("check", "--format", "json", cwd=site).stdout)

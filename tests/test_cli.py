@@ -43,7 +43,8 @@ def test_check_json_format(site: Path):
     assert result.exit_code == 1
     assert json.loads(result.stdout) == [{
         "path": STORY_PATH, "line": 5, "col": 1, "code": "LP010", "severity": "error",
-        "message": "newsroom 'nowhere' is not declared in site.toml (city, science)"}]
+        "message": "newsroom 'nowhere' is not declared in site.toml: expected one of city, science, or nowhere "
+                   "declared under [newsrooms] there"}]
 
 
 def test_checks_table_sets_severity(site: Path):
@@ -54,8 +55,9 @@ def test_checks_table_sets_severity(site: Path):
                      .replace("## Why now\n", "## Why now\n\nNo cite here.\n"))
     result = run("check", "--root", str(site))
     assert result.exit_code == 0
-    assert result.stdout.splitlines() == [f"{STORY_PATH}:5:1: LP010 newsroom 'nowhere' is not declared in site.toml "
-                                          "(city, science) (warning)"]
+    assert result.stdout.splitlines() == [f"{STORY_PATH}:5:1: LP010 newsroom 'nowhere' is not declared in site.toml: "
+                                          "expected one of city, science, or nowhere declared under [newsrooms] there "
+                                          "(warning)"]
 
 
 def test_new_story_starts_a_file_that_check_explains(site: Path):

@@ -48,7 +48,8 @@ def test_duplicate_key_is_lp001():
 
 def test_unquoted_string_id_is_lp004(tmp_path):
     story, findings = _story(tmp_path, STORY.replace('- manifest: "1000000000000000002"', "- manifest: abc"))
-    assert [str(f) for f in findings] == ["s.md:11:5: LP004 ledger.1.manifest: id must be a quoted string"]
+    assert [str(f) for f in findings] == ["s.md:11:5: LP004 ledger.1.manifest: id must be a quoted string: expected "
+                                          "\"abc\" (YAML reads unquoted digits as a number, 0123 as 83)"]
 
 
 def test_leading_zero_id_is_not_read_as_a_number(tmp_path):
@@ -76,7 +77,8 @@ def test_manifest_fast_path_and_positions(tmp_path):
     found, findings = load_manifest(path, "m.json")
     assert found is None
     assert [str(f) for f in findings] == [
-        "m.json:9:6: LP004 claims.1.id: id 2000000000000000012 is not a quoted string"]
+        "m.json:9:6: LP004 claims.1.id: id 2000000000000000012 is not a quoted string: expected 1-64 letters, digits, "
+        "'_' or '-' in quotes (YAML reads unquoted digits as a number, 0123 as 83), e.g. \"1792456955874654825\""]
 
 
 def test_content_collects_pages_and_drafts(tmp_path):

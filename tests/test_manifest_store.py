@@ -135,7 +135,7 @@ def test_every_id_gets_its_own_outcome(tmp_path: Path, store: Store):
     err = pulled.stderr
     assert "/manifests/m-missing: the store has no manifest 'm-missing' (404)" in err
     assert "/manifests/m-down: the store answered 500 after 2 retries" in err
-    assert re.search(r"content/manifests/m-json\.json:1:\d+: LP100 not valid JSON: .* \(in the store's answer from "
+    assert re.search(r"content/manifests/m-json\.json:1:\d+: LP100 not valid JSON .* \(in the store's answer from "
                      r"http://127\.0\.0\.1:\d+/manifests/m-json: not written\)", err)
     assert "content/manifests/m-schema.json:1:1: LP100 required field 'source' is missing" in err
     assert "content/manifests/m-other.json:2:3: LP101" in err
@@ -202,7 +202,7 @@ def test_manifest_new_without_claims_leaves_one_to_fill_in(tmp_path: Path):
     site = write_tree(tmp_path / "site", base_files())
     made = ledgerpress("manifest", "new", "--title", "Minutes", "--source-url", "https://x.example.org/", cwd=site)
     assert made.returncode == 0
-    assert "LP100 claims.0.text: String should have at least 1 character" in made.stderr
+    assert "LP100 claims.0.text is empty: expected non-empty text" in made.stderr
     assert "write the source's claims in" in made.stderr
     checked = ledgerpress("check", cwd=site)
     assert checked.returncode == 1 and f"{made.stdout.strip()}:" in checked.stdout

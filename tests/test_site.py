@@ -33,8 +33,8 @@ def story_file(n: int, day: int, hour: int, newsroom: str = "city", beat: str = 
              f"published: 2026-11-{day:02d}T{hour:02d}:00:00Z\nnewsroom: {newsroom}\nbeat: {beat}\ntrust: reported\n"
              + (f"updated: {updated}\n" if updated else "")
              + 'ledger:\n  - manifest: "1000000000000000001"\n    claims: ["2000000000000000012"]\n---\n\n')
-    body = (f"## Summary\n\nThe {word} report was read by {person} to the {place} group in {side} hall. "
-            "[cites: 1000000000000000001]\n")
+    body = (f"## Summary\n\nThe {word} report reached the council's November session, where {person} read it to "
+            f"the {place} group in {side} hall. [cites: 1000000000000000001]\n")
     return f"content/stories/2026-11-{day:02d}/{slugify(title)}.md", front + body
 
 

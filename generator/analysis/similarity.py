@@ -67,8 +67,26 @@ class Words(NamedTuple):
         return self.data[self.starts[i]: self.ends[i]].decode("utf-8")
 
 
-def tokens(text: str) -> Words:
-    """The words of `words(text)`, found as the runs of bytes between spaces and punctuation."""
+def tokens(text: str, keep: bool = True) -> Words:
+    """The words of `words(text)`, found as the runs of bytes between spaces and punctuation. The last few
+    texts' are kept (`keep`): a story's body is read by its wording check (LP032) and then for its features
+    here, a batch of stories at a time (workers.lockstep)."""
+    kept = _KEPT.get(id(text)) if keep else None
+    if kept is not None and kept[0] is text:
+        return kept[1]
+    found = _tokens(text)
+    if keep:
+        if len(_KEPT) >= _KEEP:
+            del _KEPT[next(iter(_KEPT))]
+        _KEPT[id(text)] = (text, found)
+    return found
+
+
+_KEEP = 64  # more than a lockstep batch
+_KEPT: dict[int, tuple[str, Words]] = {}  # id of a text -> (the text, its words)
+
+
+def _tokens(text: str) -> Words:
     text = CITE.sub(" ", text).lower()
     if not text.isascii():
         text = _WIDE_BREAK.sub(" ", text)

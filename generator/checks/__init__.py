@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -62,6 +63,7 @@ class SiteIndex:
     config_path: str = "content/site.toml"
     root: Path = Path(".")
     repeats: list[Repeat] = field(default_factory=list)  # LP040's pairs of alike stories
+    derived: dict[tuple[str, str], object] = field(default_factory=dict)  # what several rules derive from one story
 
     def __post_init__(self) -> None:
         for story in sorted(self.stories, key=lambda s: s.path):
@@ -84,17 +86,20 @@ def run_checks(site: SiteIndex, found: list[Finding]) -> Report:
     each story passed."""
     overrides = site.config.checks
     enabled = [r for r in RULES.values() if r.run is not None and overrides.get(r.code) != "off"]
-    findings = [*found, *unknown_codes(site)]
+    findings = [*found, *unknown_codes(site), *waivers.unknown(site)]
     for current in enabled:
         if not current.local:
             findings.extend(_run(current, site))
         elif current.scope == "text":  # the build reads the stories story by story; the plain pages are read here
             findings.extend(_run(current, site, pages_only=True))
-    findings = severities(findings, overrides)
+    findings = severities(waivers.apply(follow.refine(findings, site, found), site), overrides)
     codes = [r.code for r in enabled if r.scope in ("story", "body", "text", "site")]
     failed: dict[str, set[str]] = {}
     for finding in findings:
         failed.setdefault(finding.path, set()).add(finding.code)
+    for story in site.stories:
+        if story.waive:  # a waived rule is published as waived, not as passed
+            failed.setdefault(story.path, set()).update(story.waive)
     passed = {story.path: [code for code in codes if code not in failed[story.path]] if story.path in failed else codes
               for story in site.stories}
     return Report(sorted(set(findings)), passed)
@@ -116,7 +121,13 @@ def unknown_codes(site: SiteIndex) -> list[Finding]:
     """An unknown code in [checks] is a finding: a typo there must not leave a rule as it was."""
     shown = site.config_path
     return [Finding(shown, toml_line(site.root / shown, ("checks", code)), 1, "LP002",
-                    f"unknown rule code '{code}' in [checks]") for code in site.config.checks if code not in RULES]
+                    f"unknown rule code '{code}' in [checks]{_close(code)}: expected a code from `ledgerpress rules`, "
+                    "e.g. LP031 = \"warning\"") for code in site.config.checks if code not in RULES]
+
+
+def _close(code: str) -> str:
+    close = difflib.get_close_matches(code, list(RULES), n=1, cutoff=0.6)
+    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _run(current: Rule, site: SiteIndex, pages_only: bool = False) -> Iterator[Finding]:
@@ -143,7 +154,7 @@ def severities(findings: list[Finding], overrides: dict[str, str]) -> list[Findi
         level = overrides.get(finding.code, "error")
         if level == "off":
             continue
-        kept.append(Finding(finding.path, finding.line, finding.col, finding.code, finding.message, level))
+        kept.append(Finding(finding.path, finding.line, finding.col, finding.code, finding.message, level, finding.subject))
     return kept
 
 
@@ -156,4 +167,4 @@ declare("LP900", "a template failed to render (reported at the template's line)"
 declare("LP901", "the search index could not be built (a warning: the site is built without search)")
 
 # importing the rule modules registers their rules
-from . import citations, files, ledger, links, manifests, related, repeats, taxonomy  # noqa: E402,F401
+from . import citations, files, follow, ledger, links, manifests, related, repeats, retractions, support, taxonomy, waivers  # noqa: E402,F401,I001

@@ -1,28 +1,33 @@
-"""LP03x: every paragraph and list item says where it comes from, and its figures are in what it cites."""
+"""LP030, LP031: every paragraph, list item and table row says where it comes from, and every figure a reader
+sees (there, in key facts, the title, the description and the headings) is stated by what it cites."""
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterator
-from decimal import Decimal
 
 from ..content.body import Body, Unit
 from ..content.cites import CITE
 from ..content.findings import Finding
 from ..content.models import ID_PATTERN, Story
 from . import SiteIndex, rule
-from .figures import Figure, figures, numbers
+from .figures import Figure, figures
+from .resolve import Resolution, resolution
+from .stated import Stated, stated_by
+from .support import misattributed
 
 _ID = re.compile(ID_PATTERN)
+_WHAT = {"item": "list item", "row": "table row", "paragraph": "paragraph"}
 
 
-@rule("LP030", "body", "a body paragraph or list item has no [cites: …]", passes="every paragraph cites its sources")
+@rule("LP030", "body", "a body paragraph, list item or table row has no [cites: …]",
+      passes="every paragraph cites its sources")
 def units_cite(path: str, body: Body, site: SiteIndex) -> Iterator[Finding]:
     for unit in body.units:
         if not unit.cites:
-            what = "list item" if unit.kind == "item" else "paragraph"
-            yield Finding(path, unit.line, unit.col, "LP030", f"{what} has no [cites: …]")
+            where = "in any of its cells" if unit.kind == "row" else "at its end"
+            yield Finding(path, unit.line, unit.col, "LP030", f"{_WHAT[unit.kind]} has no [cites: …]: expected the "
+                          f"manifest it rests on {where}, e.g. [cites: 1792456955874654825]")
 
 
 @rule("LP004", "body", "an id is not a quoted string, or does not match the id pattern")
@@ -31,53 +36,74 @@ def cite_ids(path: str, body: Body, site: SiteIndex) -> Iterator[Finding]:
         for manifest_id in cite.ids:
             if not _ID.match(manifest_id):
                 yield Finding(path, cite.line, cite.col, "LP004",
-                              f"cited id '{manifest_id}' does not match {ID_PATTERN}")
+                              f"cited id '{manifest_id}' is not an id: expected 1-64 letters, digits, '_' or '-', "
+                              "several separated by commas, e.g. [cites: 1792456955874654825, 1501960966234710671]")
 
 
 _LINK_TARGET = re.compile(r"\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
+_LEAD = re.compile(r"[-−]?(?:(?:USD|EUR|GBP) ?)?[$€£]?[\d,.]*\d")
 
 
-@rule("LP031", "story", "a figure appears in none of the claims the ledger uses from the manifests it cites",
+@rule("LP031", "story", "a figure appears in none of the claims that support the place it is in",
       passes="each figure appears in the claims its paragraph cites")
 def figures_supported(story: Story, site: SiteIndex) -> Iterator[Finding]:
-    used = _used_claims(story, site)
-    for unit in site.bodies[story.path].units:
-        if unit.cites:  # a unit that cites nothing is LP030's finding
+    found = resolution(story, site)
+    moved = misattributed(story, site)  # cited to the wrong manifest: LP032 says so
+    for index, unit in enumerate(site.bodies[story.path].units):
+        if unit.cites and found.resolved(unit.cited_ids) and index not in moved:  # no cite: LP030; unknown: LP02x
             places: list[tuple[str, int, int]] | None = None
-            for figure in _unsupported(unit.text, unit.cited_ids, used):
+            stated = stated_by(story, found, unit.cited_ids, site)
+            for figure in stated.unsupported(unit.text):
                 places = _source_figures(unit) if places is None else places
-                line, col = _take(places, figure.text, (unit.line, unit.col))
-                yield Finding(story.path, line, col, "LP031", _message(figure, unit.cited_ids))
+                line, col = _take(places, figure, (unit.line, unit.col))
+                yield Finding(story.path, line, col, "LP031", _message(figure, unit.cited_ids, stated))
     for i, fact in enumerate(story.meta.key_facts):
-        line, col = story.source.at(("key_facts", i, "text"))  # where the key `text` starts
-        shift = col + len("text: ") + story.source.quoted.get(("key_facts", i, "text"), False)
-        for figure in _unsupported(fact.text, fact.cites, used):
-            yield Finding(story.path, line, shift + figure.offset, "LP031", _message(figure, fact.cites))
+        if found.resolved(fact.cites):
+            line, col = _value_place(story, ("key_facts", i, "text"))
+            stated = stated_by(story, found, fact.cites, site)
+            for figure in stated.unsupported(fact.text):
+                yield Finding(story.path, line, col + figure.offset, "LP031", _message(figure, fact.cites, stated))
+    yield from _headline_figures(story, site, found)
 
 
-def _used_claims(story: Story, site: SiteIndex) -> dict[str, set[Decimal]]:
-    """Per ledger manifest, the numbers stated by the claims the ledger uses from it."""
-    used: dict[str, set[Decimal]] = {}
-    for entry in story.meta.ledger:
-        found = site.manifests.get(entry.manifest)
-        claims = [c.text for c in found.manifest.claims if c.id in entry.claims] if found else []
-        used.setdefault(entry.manifest, set()).update(core for text in claims for core in _stated(text))
-    return used
+def _headline_figures(story: Story, site: SiteIndex, found: Resolution) -> Iterator[Finding]:
+    """The title, the description and the `## ` headings speak for the whole story: all its ledger's claims."""
+    ledger = list(found.entries)
+    if not found.resolved(ledger):
+        return
+    stated = stated_by(story, found, ledger, site)
+    for field in ("title", "description"):
+        line, col = _value_place(story, (field,))
+        for figure in stated.unsupported(getattr(story.meta, field)):
+            yield Finding(story.path, line, col + figure.offset, "LP031", _message(figure, ledger, stated, f"the {field}"))
+    lines = story.body.split("\n")
+    for section in site.bodies[story.path].sections:
+        if section.title is None:
+            continue
+        row = section.line - story.body_line - 1
+        text = lines[row] if 0 <= row < len(lines) else ""
+        start = max(text.find(section.title), 0) + 1
+        for figure in stated.unsupported(section.title):
+            yield Finding(story.path, section.line, start + figure.offset, "LP031",
+                          _message(figure, ledger, stated, "a heading"))
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def _stated(text: str) -> frozenset[Decimal]:
-    """The numbers a claim states (claims are cited by many stories: each is read once)."""
-    return frozenset(number.core for number in numbers(text))
+def _value_place(story: Story, loc: tuple) -> tuple[int, int]:
+    """Where a one-line front-matter value starts: after its key, the colon, a space and an opening quote."""
+    line, col = story.source.at(loc)
+    return line, col + len(f"{loc[-1]}: ") + story.source.quoted.get(loc, False)
 
 
-def _unsupported(text: str, cited: list[str], used: dict[str, set[Decimal]]) -> Iterator[Figure]:
-    stated = set().union(*(used.get(manifest_id, set()) for manifest_id in cited))
-    return (figure for figure in figures(text) if figure.core not in stated)
-
-
-def _message(figure: Figure, cited: list[str]) -> str:
-    return f"figure {figure.text} appears in no claim the ledger uses from {', '.join(dict.fromkeys(cited))}"
+def _message(figure: Figure, cited: list[str], stated: Stated, where: str = "") -> str:
+    place = f" in {where}" if where else ""
+    source = "the ledger's claims" if where else f"the claims the ledger uses from {', '.join(dict.fromkeys(cited))}"
+    near = stated.nearest(figure)
+    hint = f" (one says '{near}')" if near else ""
+    if figure.date:
+        return (f"date '{figure.text}'{place} is not in {source}{hint}, nor the published date of a cited manifest "
+                "or of the story: expected a date as a cited claim states it")
+    return (f"figure '{figure.text}'{place} is not in {source}{hint}: expected the value, unit and scale a cited "
+            "claim states")
 
 
 def _source_figures(unit: Unit) -> list[tuple[str, int, int]]:
@@ -86,12 +112,21 @@ def _source_figures(unit: Unit) -> list[tuple[str, int, int]]:
     for line, col, text in unit.source:
         for pattern in (CITE, _LINK_TARGET):
             text = pattern.sub(lambda m: " " * len(m[0]), text)
-        places.extend((figure.text, line, col + figure.offset) for figure in figures(text))
+        places.extend((_lead(figure), line, col + figure.offset) for figure in figures(text))
     return places
 
 
-def _take(places: list[tuple[str, int, int]], text: str, fallback: tuple[int, int]) -> tuple[int, int]:
-    """The place of the next source figure written as text; places before it are passed over."""
+def _lead(figure: Figure) -> str:
+    """A figure as the source writes its number (emphasis may split `$3.6 **billion**`)."""
+    if figure.date:
+        return figure.text
+    found = _LEAD.match(figure.text)
+    return found[0] if found else figure.text
+
+
+def _take(places: list[tuple[str, int, int]], figure: Figure, fallback: tuple[int, int]) -> tuple[int, int]:
+    """The place of the next source figure written as this one; places before it are passed over."""
+    text = _lead(figure)
     for index, (written, line, col) in enumerate(places):
         if written == text:
             del places[: index + 1]

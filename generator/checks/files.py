@@ -15,15 +15,18 @@ from . import SiteIndex, rule
 def file_place(story: Story, site: SiteIndex) -> Iterator[Finding]:
     published = story.published_utc.date().isoformat()
     if not _is_date(story.folder):
-        yield Finding(story.path, 1, 1, "LP005", f"folder '{story.folder}' is not a date (YYYY-MM-DD)")
+        yield Finding(story.path, 1, 1, "LP005", f"folder '{story.folder}' is not a date: expected "
+                      f"content/stories/{published}/{story.name}.md (the UTC date of published)")
     elif story.folder != published:
         yield story.source.finding(("published",), "LP005",
-                                   f"published date {published} (UTC) differs from the folder date {story.folder}")
+                                   f"published date {published} (UTC) differs from the folder date {story.folder}: "
+                                   f"expected the story in content/stories/{published}/, or published on {story.folder}")
     if story.meta.slug is not None and story.meta.slug != story.name:
-        yield story.source.finding(("slug",), "LP005", f"slug '{story.meta.slug}' differs from the file name '{story.name}'")
+        yield story.source.finding(("slug",), "LP005", f"slug '{story.meta.slug}' differs from the file name "
+                                   f"'{story.name}': expected the file named {story.meta.slug}.md, or slug: {story.name}")
     elif story.meta.slug is None and slugify(story.meta.title) != story.name:
         yield story.source.finding(("title",), "LP005", f"file name '{story.name}' differs from the title's slug "
-                                   f"'{slugify(story.meta.title)}' (rename the file or set slug)")
+                                   f"'{slugify(story.meta.title)}': expected the file renamed, or slug: {story.name}")
 
 
 def _is_date(text: str) -> bool:

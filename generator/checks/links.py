@@ -110,4 +110,5 @@ def link_schemes(source: Story | StoryFile | Page, site: SiteIndex) -> Iterator[
     allowed = ", ".join(SAFE_SCHEMES)
     for url, line, col in refused_links(source.body, source.body_line):
         shown = url if len(url) <= 40 else url[:39] + "…"
-        yield Finding(source.path, line, col, "LP060", f"link to '{shown}' is not rendered: use {allowed}, or a relative link")
+        yield Finding(source.path, line, col, "LP060", f"link to '{shown}' is not rendered: expected {allowed}, or a "
+                      "relative link, e.g. [the minutes](https://council.example.org/minutes)")

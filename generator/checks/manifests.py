@@ -13,7 +13,8 @@ from . import SiteIndex, rule
 def id_is_name(found: ManifestFile, site: SiteIndex) -> Iterator[Finding]:
     if not found.plain and found.manifest.id != found.name:
         yield found.source.finding(("id",), "LP101",
-                                   f"manifest id '{found.manifest.id}' differs from its file name '{found.name}.json'")
+                                   f"manifest id '{found.manifest.id}' differs from its file name '{found.name}.json': "
+                                   f"expected \"id\": \"{found.name}\", or the file renamed {found.manifest.id}.json")
 
 
 @rule("LP102", "manifest", "a manifest lists a claim id twice")
@@ -23,5 +24,6 @@ def claims_once(found: ManifestFile, site: SiteIndex) -> Iterator[Finding]:
     seen: set[str] = set()
     for i, claim in enumerate(found.manifest.claims):
         if claim.id in seen:
-            yield found.source.finding(("claims", i, "id"), "LP102", f"claim id '{claim.id}' is listed twice")
+            yield found.source.finding(("claims", i, "id"), "LP102", f"claim id '{claim.id}' is listed twice: "
+                                       "expected each claim with an id of its own")
         seen.add(claim.id)

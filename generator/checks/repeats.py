@@ -15,4 +15,6 @@ def repeated_stories(site: SiteIndex) -> Iterator[Finding]:
     threshold = site.config.duplicate_threshold
     for found in site.repeats:
         yield by_path[found.later].source.finding(
-            ("title",), "LP040", f"repeats {found.earlier} (similarity {found.score:.2f}, threshold {threshold:g})")
+            ("title",), "LP040", f"repeats {found.earlier} (similarity {found.score:.2f}, threshold "
+                                 f"{threshold:g}): expected a story that tells what is new, or, for a "
+                                 "follow-up that must restate it, waive: {LP040: \"<why>\"}")

@@ -16,7 +16,8 @@ def declared(story: Story, site: SiteIndex) -> Iterator[Finding]:
         value = getattr(story.meta, field)
         if value not in known:
             choices = ", ".join(sorted(known))
-            yield story.source.finding((field,), "LP010", f"{field} '{value}' is not declared in site.toml ({choices})")
+            yield story.source.finding((field,), "LP010", f"{field} '{value}' is not declared in site.toml: expected "
+                                       f"one of {choices}, or {value} declared under [{field}s] there")
 
 
 @rule("LP011", "site", "two stories have the same URL")
@@ -25,4 +26,5 @@ def unique_urls(site: SiteIndex) -> Iterator[Finding]:
     for story in sorted(site.stories, key=lambda s: s.path):
         other = first.setdefault(story.url_path, story)
         if other is not story:
-            yield story.source.finding(("title",), "LP011", f"same URL {story.url_path} as {other.path}")
+            yield story.source.finding(("title",), "LP011", f"same URL {story.url_path} as {other.path}: expected "
+                                       "each story under its own date and slug (set slug: to tell them apart)")

@@ -18,11 +18,12 @@ os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 from .. import __version__  # noqa: E402
 from .build import build  # noqa: E402
-from .check import check, list_rules  # noqa: E402
+from .check import check  # noqa: E402
 from .init import init  # noqa: E402
 from .manifests import manifest_group, manifests_group  # noqa: E402
 from .new import new  # noqa: E402
 from .publish import publish_command  # noqa: E402
+from .rules import rules_command  # noqa: E402
 from .serve import serve_command  # noqa: E402
 
 
@@ -57,7 +58,7 @@ SUMMARIES = {
     manifest_group: "Make a manifest (a source record) with a fresh id.",
     manifests_group: "Fetch the manifests stories cite from the manifest store.",
     check: "Run every rule and print the findings; exit 1 on an error.",
-    list_rules: "List every rule code and what it checks.",
+    rules_command: "List every rule, or explain one with an example that fails and one that passes.",
     build: "Check the site, then write it into public/.",
     serve_command: "Preview the site on your machine; it rebuilds on every save.",
     publish_command: "Copy public/ to a folder or an S3 bucket, changed files only.",

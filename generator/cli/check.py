@@ -1,4 +1,4 @@
-"""`ledgerpress check` and `ledgerpress rules`."""
+"""`ledgerpress check`: every rule over content/, the findings, the stories a retraction reaches."""
 
 from __future__ import annotations
 
@@ -39,6 +39,8 @@ def check(root: Path, form: str) -> None:
         click.echo(json.dumps(sarif_log(findings, root), indent=2, ensure_ascii=False))
     else:
         print_findings(findings)
+        for line in retraction_lines(checked):
+            click.echo(line, err=True)
         say(_summary(root, checked, findings, len(drafts)))
         for hint in _hints(root, checked, findings):
             say(hint)
@@ -68,10 +70,13 @@ def _hints(root: Path, checked: Checked, findings: list[Finding]) -> list[str]:
     return []
 
 
-@click.command(name="rules")
-def list_rules() -> None:
-    """List every rule code and what it checks."""
-    from ..checks import RULES
+def retraction_lines(checked: Checked) -> list[str]:
+    """Each retracted manifest (or claim) and the stories that cite it, corrected or not (LP026)."""
+    from ..checks.retractions import affected
 
-    for code in sorted(RULES):
-        click.echo(f"{code}  {RULES[code].summary}")
+    lines = []
+    for item in affected(checked.stories, checked.manifests) if checked.config is not None else []:
+        lines.append(f"retraction: manifest '{item.manifest_id}' ({item.what}) is cited by {len(item.stories)} "
+                     f"stor{'y' if len(item.stories) == 1 else 'ies'}:")
+        lines += [f"  {path}: {'corrected' if corrected else 'no correction yet (LP026)'}" for path, corrected in item.stories]
+    return lines

@@ -65,9 +65,9 @@ class Cite:
 
 @dataclass
 class Unit:
-    """A paragraph or list item: the thing that must cite its sources."""
+    """A paragraph, list item or table row (below the header): the thing that must cite its sources."""
 
-    kind: Literal["paragraph", "item"]
+    kind: Literal["paragraph", "item", "row"]
     line: int
     col: int
     text: str = ""
@@ -165,19 +165,26 @@ def _blocks(tokens: list[Token], lines: list[str], offset: int, body: Body):
         start = end + 1
 
 
+_UNIT_KINDS = {"list_item_open": "item", "paragraph_open": "paragraph", "tr_open": "row"}
+
+
 def _collect(block: Block, lines: list[str], offset: int, body: Body) -> None:
-    """Units are list items and paragraphs outside list items; inline text goes to the innermost."""
+    """Units are list items, paragraphs outside list items and table body rows (a row cites in any of its
+    cells); inline text goes to the innermost."""
     stack: list[Unit | None] = []
+    head = False  # inside a table's header: its row is no unit
     for token in block.tokens:
-        if token.type == "list_item_open" or (token.type == "paragraph_open" and not _in_item(stack)):
-            kind = "item" if token.type == "list_item_open" else "paragraph"
+        kind = _UNIT_KINDS.get(token.type)
+        if kind is not None and not (kind == "paragraph" and _in_item(stack)) and not (kind == "row" and head):
             unit = Unit(kind, *_place(token.map, lines, offset))
             block.units.append(unit)
             stack.append(unit)
         elif token.nesting == 1:
             stack.append(None)
+            head = head or token.type == "thead_open"
         elif token.nesting == -1:
             stack.pop()
+            head = head and token.type != "thead_close"
         elif token.type == "inline":
             _inline(token, _innermost(stack), lines, offset, body)
 

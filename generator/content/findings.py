@@ -18,6 +18,7 @@ class Finding:
     code: str
     message: str
     severity: Severity = "error"
+    subject: str = field(default="", compare=False)  # the id a finding is about, for the site-wide checks that refine it
 
     def __str__(self) -> str:
         return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
@@ -48,6 +49,6 @@ class SourceMap:
         """Only the places of top-level fields and their items: what site-wide rules point at."""
         return SourceMap(self.path, {loc: at for loc, at in self.marks.items() if len(loc) <= depth})
 
-    def finding(self, loc: Loc, code: str, message: str) -> Finding:
+    def finding(self, loc: Loc, code: str, message: str, subject: str = "") -> Finding:
         line, col = self.at(loc)
-        return Finding(self.path, line, col, code, message)
+        return Finding(self.path, line, col, code, message, subject=subject)

@@ -14,9 +14,11 @@ from .findings import Finding, SourceMap
 from .layout import file_digest
 from .models import Manifest, ManifestFile
 from .source import parse_yaml, read_text
-from .validate import validate
+from .validate import MANIFEST_EXAMPLES, validate
 
 _MANIFEST_ID_LOCS = (("id",), ("claims", int, "id"))
+_SHAPE = ('{"id": "…", "title": "…", "source": {"name": "…", "url": "https://…"}, "published": "2026-11-20T09:00:00Z", '
+          '"claims": [{"id": "…", "text": "…"}]}')
 
 
 class KnownManifest:
@@ -27,6 +29,7 @@ class KnownManifest:
 
     def __init__(self, path: str, file: str, id: str, digest: str) -> None:
         self.path, self.file, self.id, self.digest = path, file, id, digest
+        self.name = os.path.splitext(os.path.basename(file))[0]
 
     @property
     def fingerprint(self) -> str:
@@ -64,7 +67,8 @@ def load_manifest(path: str | Path, shown: str, data: bytes | None = None) -> tu
     try:
         parsed = json.loads(text)
     except json.JSONDecodeError as err:
-        return None, [Finding(shown, err.lineno, err.colno, "LP100", f"not valid JSON: {err.msg}")]
+        return None, [Finding(shown, err.lineno, err.colno, "LP100", f"not valid JSON ({err.msg.lower()}): expected "
+                              f"an object such as {_SHAPE}; look for a missing comma, quote or bracket here or just before")]
     try:
         manifest = Manifest.model_validate(parsed)
     except ValidationError:
@@ -84,8 +88,8 @@ def _slow_manifest(text: str, data: Any, name: str, shown: str, code: str) -> tu
     """Re-read the JSON as YAML (a superset) to learn where each field is, then validate."""
     _, source, _ = parse_yaml(text, shown, 0)
     if not isinstance(data, dict):
-        return None, [Finding(shown, 1, 1, "LP100", "a manifest must be a JSON object")]
-    manifest, findings = validate(Manifest, data, source, _MANIFEST_ID_LOCS)
+        return None, [Finding(shown, 1, 1, "LP100", f"a manifest must be a JSON object: expected e.g. {_SHAPE}")]
+    manifest, findings = validate(Manifest, data, source, _MANIFEST_ID_LOCS, MANIFEST_EXAMPLES)
     findings = [f if f.code != "LP002" else _as(f, "LP100") for f in findings]
     findings = [f if f.code != "LP003" else _as(f, "LP100") for f in findings]
     if manifest is None:

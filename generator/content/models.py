@@ -4,10 +4,20 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Annotated
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import (
+    AfterValidator,
+    AwareDatetime,
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+)
+from pydantic_core import PydanticCustomError
 
 from .findings import SourceMap
 from .slugs import slugify
@@ -19,6 +29,18 @@ Id = Annotated[str, Field(strict=True), StringConstraints(pattern=ID_PATTERN)]
 Text = Annotated[str, Field(strict=True), StringConstraints(min_length=1)]
 
 
+UNWAIVABLE = frozenset({"LP001", "LP002", "LP003", "LP004", "LP005"})  # the story must load and be placed
+
+
+def _waivable(code: str) -> str:
+    if code in UNWAIVABLE:
+        raise ValueError(f"{code} cannot be waived (LP001-LP005 make a story loadable): fix what it reports instead")
+    return code
+
+
+RuleCode = Annotated[str, Field(strict=True), StringConstraints(pattern=r"^LP\d{3}$"), AfterValidator(_waivable)]
+
+
 class Strict(BaseModel):
     """Unknown fields are errors: a typo must not pass silently."""
 
@@ -28,6 +50,14 @@ class Strict(BaseModel):
 class Claim(Strict):
     id: Id
     text: Text
+    retracted: bool = False  # the source withdrew this claim: stories citing it fail LP026 until corrected
+
+
+class Retraction(Strict):
+    """The source withdrew the whole record: when, and what it said."""
+
+    date: AwareDatetime
+    note: Text
 
 
 class Source(Strict):
@@ -42,6 +72,7 @@ class Manifest(Strict):
     published: AwareDatetime
     brief: str | None = None
     claims: list[Claim] = Field(min_length=1)
+    retracted: Retraction | None = None
 
 
 class LedgerEntry(Strict):
@@ -59,6 +90,14 @@ class DecisionCard(Strict):
     useful_for: list[Text] = []
     not_for: list[Text] = []
     compare_against: list[Text] = []
+
+
+class Correction(Strict):
+    """A dated note that sets the record straight; one naming a manifest acknowledges its retraction (LP026)."""
+
+    date: AwareDatetime | dt.date
+    text: Text
+    manifest: Id | None = None
 
 
 class FrontMatter(Strict):
@@ -79,6 +118,22 @@ class FrontMatter(Strict):
     decision_card: DecisionCard | None = None
     related: list[Annotated[str, Field(strict=True)]] | None = None
     draft: bool = False
+    corrections: list[Correction] = []
+    waive: dict[RuleCode, Text] = {}  # rule code -> the published reason this story is exempt from it
+
+    @field_validator("corrections")
+    @classmethod
+    def _not_before_published(cls, corrections: list[Correction], info: ValidationInfo) -> list[Correction]:
+        """A correction cannot predate the story it corrects (SPEC 6.3)."""
+        published = info.data.get("published")
+        for i, correction in enumerate(corrections if published is not None else ()):
+            when = correction.date
+            early = when < published if isinstance(when, dt.datetime) else when < published.astimezone(dt.timezone.utc).date()
+            if early:
+                raise PydanticCustomError(
+                    "before_published", "{shown} is before the story's published date {published}: expected that "
+                    "date or a later one", {"at": (i, "date"), "shown": when.isoformat(), "published": published.isoformat()})
+        return corrections
 
 
 class PageMatter(Strict):
@@ -109,10 +164,12 @@ class Story:
     def brief(self) -> StoryBrief:
         """What site-wide rules and indexes read of this story."""
         meta = self.meta
-        places = {loc: at for loc, at in self.source.marks.items() if loc[:1] in (("title",), ("related",))}
+        places = {loc: at for loc, at in self.source.marks.items() if loc[:1] in (("title",), ("related",), ("waive",))}
         return StoryBrief(self.path, self.key, meta.title, meta.published, meta.newsroom,
                           None if meta.related is None else tuple(meta.related), meta.draft,
-                          SourceMap(self.source.path, places))
+                          SourceMap(self.source.path, places), dict(meta.waive),
+                          tuple((entry.manifest, tuple(entry.claims)) for entry in meta.ledger),
+                          frozenset(c.manifest for c in meta.corrections if c.manifest))
 
     @functools.cached_property
     def key(self) -> str:
@@ -137,6 +194,9 @@ class StoryBrief:
     related: tuple[str, ...] | None
     draft: bool
     source: SourceMap
+    waive: dict[str, str] = field(default_factory=dict)
+    ledger: tuple[tuple[str, tuple[str, ...]], ...] = ()  # each manifest of its ledger, with the claims it uses
+    corrected: frozenset[str] = frozenset()  # the manifests its corrections name
 
     @property
     def url_path(self) -> str:

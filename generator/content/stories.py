@@ -10,7 +10,8 @@ from .models import FrontMatter, Story, StoryFile
 from .source import front_matter, listed, read_text, split_front_matter
 from .validate import validate
 
-_STORY_ID_LOCS = (("ledger", int, "manifest"), ("ledger", int, "claims", int), ("key_facts", int, "cites", int))
+_STORY_ID_LOCS = (("ledger", int, "manifest"), ("ledger", int, "claims", int), ("key_facts", int, "cites", int),
+                  ("corrections", int, "manifest"))
 
 
 def story_files(root: Path) -> list[tuple[str, str]]:

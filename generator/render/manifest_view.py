@@ -14,6 +14,14 @@ class ClaimUse(View):
     id: str
     text: str
     used_by: list[str]
+    retracted: bool
+
+
+class RetractionView(View):
+    """The source withdrew the whole record: when, and what it said."""
+
+    date: str
+    note: str
 
 
 class Backlink(View):
@@ -36,6 +44,7 @@ class ManifestView(View):
     brief: str | None
     url: str
     path: str
+    retracted: RetractionView | None
     claims: list[ClaimUse]
     stories: list[Backlink]
     unused_claims: int
@@ -49,13 +58,15 @@ def manifest_view(found: ManifestFile, citing: list[Teaser], config: SiteConfig)
         backlinks.append(Backlink(key=story.path.removeprefix("/stories/").strip("/"), title=story.title,
                                   url=story.url, path=story.path, published=story.published,
                                   claims_used=_claims_used(story, manifest.id)))
-    claims = [ClaimUse(id=claim.id, text=claim.text,
+    claims = [ClaimUse(id=claim.id, text=claim.text, retracted=claim.retracted,
                        used_by=[link.key for link in backlinks if claim.id in link.claims_used])
               for claim in manifest.claims]
+    withdrawn = manifest.retracted
+    retracted = RetractionView(date=iso_z(withdrawn.date), note=withdrawn.note) if withdrawn else None
     path = f"/manifests/{manifest.id}/"
     return ManifestView(id=manifest.id, title=manifest.title, source_name=manifest.source.name,
                         source_url=manifest.source.url, published=iso_z(manifest.published), brief=manifest.brief,
-                        url=config.url(path), path=path, claims=claims, stories=backlinks,
+                        url=config.url(path), path=path, retracted=retracted, claims=claims, stories=backlinks,
                         unused_claims=sum(not claim.used_by for claim in claims))
 
 

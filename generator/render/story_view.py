@@ -9,6 +9,9 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field
 
 from ..checks import RULES
+from ..checks.support import Evidence as Evidence_
+from ..checks.support import evidence
+from ..checks.waivers import reasons
 from ..content.body import Body, render_block
 from ..content.config import SiteConfig
 from ..content.models import ManifestFile, Story
@@ -38,6 +41,13 @@ class Links(View):
     markdown: str
 
 
+class Evidence(View):
+    """The claims of one cited manifest that back a block, best match first (their texts are in the ledger)."""
+
+    manifest_id: str
+    claims: list[str]
+
+
 class Paragraph(View):
     """A top-level block of the body: paragraph, list, table, quote, code or sub-heading."""
 
@@ -45,6 +55,7 @@ class Paragraph(View):
     markdown: str
     html: str
     cites: list[str]
+    evidence: list[Evidence]
 
 
 class SectionView(View):
@@ -97,6 +108,14 @@ class RelatedView(View):
     path: str
 
 
+class Waiver(View):
+    """A rule this story is exempt from, and the reason it publishes."""
+
+    code: str
+    rule: str
+    reason: str
+
+
 class Reuse(View):
     version: str
     text: str
@@ -133,6 +152,7 @@ class StoryView(View):
     related: list[RelatedView]
     links: Links
     checks: list[str]
+    waivers: list[Waiver]
     checks_line: str
     reuse: Reuse
 
@@ -193,24 +213,28 @@ def story_sections(story: Story, body: Body, manifests: dict[str, ManifestFile])
     return sections_of(section_rows(story, body, manifests))
 
 
-SectionRow = tuple[str | None, str | None, list[tuple[str, str, str, list[str]]]]
+SectionRow = tuple[str | None, str | None, list[tuple[str, str, str, list[str], Evidence_]]]
 
 
 def section_rows(story: Story, body: Body, manifests: dict[str, ManifestFile]) -> list[SectionRow]:
-    """story_sections as plain tuples, (title, anchor, [(kind, markdown, html, cites)]): what a build keeps
-    between reading a story and rendering its page (quicker to make, pickle and load than the models)."""
+    """story_sections as plain tuples, (title, anchor, [(kind, markdown, html, cites, evidence)]): what a build
+    keeps between reading a story and rendering its page (quicker to make, pickle and load than the models)."""
     env = {"sources": {}}
     for number, entry in enumerate(story.meta.ledger, start=1):
         found = manifests.get(entry.manifest)
         env["sources"][entry.manifest] = (number, found.manifest.title if found else entry.manifest)
+    backing = iter(evidence(story, body, manifests))
     return [(section.title, section.anchor,
-             [(block.kind, block.markdown, render_block(block, env), block.cited_ids) for block in section.blocks])
+             [(block.kind, block.markdown, render_block(block, env), block.cited_ids, next(backing))
+              for block in section.blocks])
             for section in body.sections]
 
 
 def sections_of(rows: list[SectionRow]) -> list[SectionView]:
     return [SectionView(title=title, anchor=anchor, paragraphs=[
-                Paragraph(kind=kind, markdown=markdown, html=html, cites=cites) for kind, markdown, html, cites in paragraphs])
+                Paragraph(kind=kind, markdown=markdown, html=html, cites=cites,
+                          evidence=[Evidence(manifest_id=manifest_id, claims=list(claims)) for manifest_id, claims in evidence])
+                for kind, markdown, html, cites, evidence in paragraphs])
             for title, anchor, paragraphs in rows]
 
 
@@ -231,13 +255,17 @@ def related_views(related: Iterable[tuple[str, str, str]], config: SiteConfig) -
     return [RelatedView(key=key, title=title, url=config.url(path), path=path) for key, title, path in related]
 
 
-def checks_line(passed: list[str]) -> str:
-    """One sentence naming only the checks that ran and passed for this story."""
+def checks_line(passed: list[str], waivers: list[Waiver] = ()) -> str:
+    """One sentence naming only the checks that ran and passed for this story, and one per rule it waives."""
     phrases = [RULES[code].passes for code in sorted(passed) if code in RULES and RULES[code].passes]
     if not phrases:
-        return "Published without automated provenance checks."
-    listed = phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + ", and " + phrases[-1]
-    return f"Published after build checks: {listed}."
+        line = "Published without automated provenance checks."
+    else:
+        listed = phrases[0] if len(phrases) == 1 else ", ".join(phrases[:-1]) + ", and " + phrases[-1]
+        line = f"Published after build checks: {listed}."
+    for waiver in waivers:
+        line += f" Check {waiver.code} ({waiver.rule}) waived: {waiver.reason.rstrip('.')}."
+    return line
 
 
 def story_view(story: Story, sections: list[SectionView], manifests: dict[str, ManifestFile], config: SiteConfig,
@@ -253,6 +281,7 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
     published = story.published_utc
     ids = [row.manifest_id for row in ledger]
     card = meta.decision_card
+    waivers = [Waiver(code=code, rule=rule, reason=reason) for code, rule, reason in reasons(meta.waive)]
     return StoryView(
         view_version=VIEW_VERSION, title=meta.title, description=meta.description, slug=story.slug,
         path=story.url_path, url=url, canonical=url, published=iso_z(published), updated=updated,
@@ -266,7 +295,7 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
         decision_card=DecisionCardView(**card.model_dump()) if card else None,
         ledger=ledger, verify=_verify(config, ids), related=related,
         links=Links(html=url, json=url + "index.json", markdown=url + "index.md"),
-        checks=passed, checks_line=checks_line(passed),
+        checks=passed, waivers=waivers, checks_line=checks_line(passed, waivers),
         reuse=Reuse(version=config.reuse.version, text=config.reuse.text, credit=config.reuse.credit,
                     terms_url=config.url(config.reuse.terms_path)),
     )

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from generator.engine.check import check_site
 from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
 
@@ -25,8 +27,8 @@ def test_a_figure_written_differently_is_still_supported(tmp_path: Path):
 def test_claims_the_ledger_does_not_use_do_not_count(tmp_path: Path):
     story = STORY.replace('claims: ["2000000000000000011", "2000000000000000012"]', 'claims: ["2000000000000000012"]')
     found = _codes(write_tree(tmp_path, {**base_files(), STORY_PATH: story}), "LP031")
-    assert found == [f"{STORY_PATH}:27:41: LP031 figure 12,500,000 appears in no claim the ledger uses "
-                     "from 1000000000000000001"]
+    assert found == [f"{STORY_PATH}:27:41: LP031 figure '12,500,000 dollars' is not in the claims the ledger uses "
+                     "from 1000000000000000001: expected the value, unit and scale a cited claim states"]
 
 
 def test_a_small_number_in_a_claim_supports_a_figure(tmp_path: Path):
@@ -45,4 +47,64 @@ def test_the_column_is_the_figure_even_after_a_link_with_the_same_number(tmp_pat
     story = STORY.replace("on a 9 to 2 vote.", "on a 9 to 2 vote ([see](/2031/)), to finish in 2031.")
     [found] = _codes(write_tree(tmp_path, {**base_files(), STORY_PATH: story}), "LP031")
     line = story.split("\n")[26]
-    assert found.startswith(f"{STORY_PATH}:27:{line.index('2031.') + 1}: LP031 figure 2031 ")
+    assert found.startswith(f"{STORY_PATH}:27:{line.index('2031.') + 1}: LP031 figure '2031' ")
+
+
+# Every place a reader sees a figure: (the base story's text, what fails, the exact finding, what passes).
+_SLUG = 'title: "Council funds the Quay Street busway"\n'
+_ROW = "## Why now\n\n| Measure | Change |\n|---|---|\n| Riders | up {} [cites: 1000000000000000002] |\n"
+PLACES = {
+    "title": (_SLUG, 'title: "Council funds a $14 million Quay Street busway"\nslug: council-funds-the-quay-street-busway\n',
+              "2:25: LP031 figure '$14 million' in the title is not in the ledger's claims (one says '14%'): expected the "
+              "value, unit and scale a cited claim states",
+              'title: "Council funds a $12.5 million Quay Street busway"\nslug: council-funds-the-quay-street-busway\n'),
+    "description": ("after a year of rising ridership.", "after ridership rose 15% in a year.",
+                    "3:75: LP031 figure '15%' in the description is not in the ledger's claims: expected the value, unit "
+                    "and scale a cited claim states", "after ridership rose 14 percent in a year."),
+    "heading": ("## Why now\n", "## Why now: ridership up 15%\n",
+                "29:26: LP031 figure '15%' in a heading is not in the ledger's claims: expected the value, unit and scale "
+                "a cited claim states", "## Why now: ridership up 14%\n"),
+    "table row": ("## Why now\n", _ROW.format("15%"),
+                  "33:15: LP031 figure '15%' is not in the claims the ledger uses from 1000000000000000002: expected the "
+                  "value, unit and scale a cited claim states", _ROW.format("14%")),
+    "key fact": ("The council approved the busway budget, 9 to 2.", "The council approved the busway budget of $12.5 billion, 9 to 2.",
+                 "14:54: LP031 figure '$12.5 billion' is not in the claims the ledger uses from 1000000000000000001: "
+                 "expected the value, unit and scale a cited claim states",
+                 "The council approved the busway budget of $12.5 million, 9 to 2."),
+    "list item": ("Supporters pointed to the ridership figures.", "Supporters pointed to ridership up 1.4%.",
+                  "33:38: LP031 figure '1.4%' is not in the claims the ledger uses from 1000000000000000002: expected the "
+                  "value, unit and scale a cited claim states", "Supporters pointed to ridership up 14 per cent."),
+    "date": ("on a 9 to 2 vote.", "on a 9 to 2 vote on November 19.",
+             "27:80: LP031 date 'November 19' is not in the claims the ledger uses from 1000000000000000001, nor the "
+             "published date of a cited manifest or of the story: expected a date as a cited claim states it",
+             "on a 9 to 2 vote on November 20."),  # the minutes' own published date
+}
+
+
+@pytest.mark.parametrize("place", sorted(PLACES))
+def test_a_figure_is_checked_wherever_a_reader_sees_it(place: str, tmp_path: Path):
+    old, bad, finding, good = PLACES[place]
+    failing = write_tree(tmp_path / "fails", {**base_files(), STORY_PATH: STORY.replace(old, bad, 1)})
+    assert [str(f) for f in check_site(failing).findings] == [f"{STORY_PATH}:{finding}"]
+    passing = write_tree(tmp_path / "passes", {**base_files(), STORY_PATH: STORY.replace(old, good, 1)})
+    assert [str(f) for f in check_site(passing).findings] == []
+
+
+@pytest.mark.parametrize("written, claim", [("$3.6 billion", "$3.6 million"), ("3.6%", "3.6 points"), ("$3.6 million", "3.6 million euros"),
+                                            ("36%", "3.6%"), ("1.5x", "1.5"), ("December 15", "December 14")])
+def test_a_figure_differing_in_unit_scale_or_day_is_one_finding(written: str, claim: str, tmp_path: Path):
+    manifest = MANIFEST_A.replace("The vote was 9 to 2.", f"The vote was 9 to 2 on {claim}.")
+    story = STORY.replace("on a 9 to 2 vote.", f"on a 9 to 2 vote on {written}.")
+    files = {**base_files(), "content/manifests/1000000000000000001.json": manifest, STORY_PATH: story}
+    [finding] = _codes(write_tree(tmp_path, files), "LP031")
+    assert f"'{written}'" in finding
+
+
+@pytest.mark.parametrize("written, claim", [("$3.6 billion", "$3,600 million"), ("$3.6bn", "3.6 billion dollars"),
+                                            ("47 percent", "47%"), ("3.6 per cent", "3.6%"), ("$3-4 billion", "$3 billion to $4 billion"),
+                                            ("2026-12-14", "December 14"), ("14 December 2026", "December 14")])
+def test_a_figure_written_another_way_is_supported(written: str, claim: str, tmp_path: Path):
+    manifest = MANIFEST_A.replace("The vote was 9 to 2.", f"The vote was 9 to 2 on {claim}.")
+    story = STORY.replace("on a 9 to 2 vote.", f"on a 9 to 2 vote on {written}.")
+    files = {**base_files(), "content/manifests/1000000000000000001.json": manifest, STORY_PATH: story}
+    assert _codes(write_tree(tmp_path, files), "LP031") == []

@@ -44,5 +44,5 @@ def test_pages_are_checked_too(tmp_path: Path):
     files = {**base_files(), "content/pages/about.md": '---\ntitle: "About"\n---\n\nWrite to [us](javascript:x).\n'}
     found = check_site(write_tree(tmp_path, files)).findings
     assert [str(f) for f in found if f.code == "LP060"] == [
-        "content/pages/about.md:5:10: LP060 link to 'javascript:x' is not rendered: use http, https, mailto, "
-        "or a relative link"]
+        "content/pages/about.md:5:10: LP060 link to 'javascript:x' is not rendered: expected http, https, mailto, "
+        "or a relative link, e.g. [the minutes](https://council.example.org/minutes)"]

@@ -25,7 +25,8 @@ def test_an_unknown_code_in_checks_is_a_finding_at_its_line(tmp_path: Path):
     assert result.exit_code == 1
     line = toml.splitlines().index('LP999 = "off"') + 1
     assert result.stdout.splitlines() == [f"content/site.toml:{line}:1: LP002 unknown rule code 'LP999' "
-                                          "in [checks]"]
+                                          "in [checks] (did you mean 'LP901'?): expected a code from `ledgerpress "
+                                          "rules`, e.g. LP031 = \"warning\""]
 
 
 def test_known_codes_in_checks_are_not_findings(site: Path):

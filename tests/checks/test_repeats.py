@@ -45,7 +45,8 @@ def test_a_different_story_on_the_same_topic_is_not_a_repeat(tmp_path: Path):
 
 def test_a_light_edit_repeats_within_the_window_only(tmp_path: Path):
     root = write_tree(tmp_path, {**base_files(), COPY_PATH: COPY})
-    assert _lp040(root) == [f"{COPY_PATH}:2:1: LP040 repeats {STORY_PATH} (similarity 0.82, threshold 0.6)"]
+    assert _lp040(root) == [f"{COPY_PATH}:2:1: LP040 repeats {STORY_PATH} (similarity 0.82, threshold 0.6"
+                            "): expected a story that tells what is new, or, for a follow-up that must restate it, waive: {LP040: \"<why>\"}"]
     write_tree(root, {"content/site.toml": SITE_TOML.replace("duplicate_window_days = 7", "duplicate_window_days = 0")})
     assert _lp040(root) == []
     write_tree(root, {"content/site.toml": SITE_TOML.replace("duplicate_threshold = 0.6", "duplicate_threshold = 0.9")})
@@ -58,7 +59,7 @@ def test_lp040_as_a_warning_prints_but_does_not_fail(tmp_path: Path):
     result = CliRunner().invoke(cli, ["check", "--root", str(root)])
     assert result.exit_code == 0
     assert result.stdout.splitlines() == [f"{COPY_PATH}:2:1: LP040 repeats {STORY_PATH} (similarity 0.82, "
-                                          "threshold 0.6) (warning)"]
+                                          "threshold 0.6): expected a story that tells what is new, or, for a follow-up that must restate it, waive: {LP040: \"<why>\"} (warning)"]
 
 
 def test_a_rebuild_from_the_memo_finds_the_repeats_a_cold_check_finds(tmp_path: Path):

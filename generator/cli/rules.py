@@ -1,0 +1,33 @@
+"""`ledgerpress rules [CODE]`: what each rule checks, or one rule explained with an example that fails and one
+that passes."""
+
+from __future__ import annotations
+
+import difflib
+import sys
+
+import click
+
+
+@click.command(name="rules")
+@click.argument("code", required=False)
+@click.option("--markdown", is_flag=True, help="Print every rule as docs/checks.md's reference section.")
+def rules_command(code: str | None, markdown: bool) -> None:
+    """List every rule code and what it checks; with CODE, explain that rule with two examples."""
+    from ..checks import RULES
+    from ..checks.rulebook import explained
+    from ..checks.rulebook import markdown as reference
+
+    if markdown:
+        click.echo(reference(), nl=False)
+    elif code is None:
+        for known in sorted(RULES):
+            click.echo(f"{known}  {RULES[known].summary}")
+        click.echo("\n`ledgerpress rules CODE` explains one, with an example that fails and one that passes.", err=True)
+    elif code.upper() in RULES:
+        click.echo(explained(code.upper()), nl=False)
+    else:
+        close = difflib.get_close_matches(code.upper(), list(RULES), n=1, cutoff=0.6)
+        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        click.echo(f"no rule has the code '{code}'{hint}: expected one of {', '.join(sorted(RULES))}", err=True)
+        sys.exit(2)
