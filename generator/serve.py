@@ -22,9 +22,10 @@ from watchfiles import DefaultFilter, watch
 
 from . import __version__
 from .content.findings import Finding
+from .content.layout import key_of
 from .engine.build import Options, build_site
 from .engine.memo import Memo
-from .engine.state import State, code_digest, content_digests, key_of, options_key, scan
+from .engine.state import State, code_digest, content_digests, options_key, scan
 from .output.media import TEXT, TYPES, content_type
 from .output.store import MemoryStore
 from .site.search import BUNDLE, search_index_apart

@@ -11,7 +11,7 @@ import click
 import pytest
 
 from generator.cli import cli
-from generator.content.config import ManifestStore, Reuse, SiteConfig, Verify
+from generator.content.config import ManifestsTable, ReuseTable, SiteConfig, VerifyTable
 from generator.content.models import Claim, FrontMatter, Manifest, Source
 
 REPO = Path(__file__).resolve().parent.parent
@@ -54,7 +54,7 @@ def _table_keys(text: str) -> set[str]:
 def test_every_site_toml_key_is_documented_with_its_default():
     text = _text("site-toml.md")
     keys = _table_keys(text)
-    for model in (SiteConfig, Reuse, Verify, ManifestStore):
+    for model in (SiteConfig, ReuseTable, VerifyTable, ManifestsTable):
         for name, field in model.model_fields.items():
             if name in ("newsrooms", "beats", "trust", "reuse", "verify", "manifests", "checks"):
                 assert f"[{name}]" in text, name

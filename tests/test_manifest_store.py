@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from generator.content import manifest_store
-from generator.content.config import ManifestStore
+from generator.content.config import ManifestsTable
 from generator.content.manifest_store import (
     StoreError,
     mint_id,
@@ -168,7 +168,7 @@ def test_pull_needs_a_store_and_a_site(tmp_path: Path):
 
 
 def test_a_token_never_goes_over_plain_http_to_another_machine(tmp_path: Path):
-    store = ManifestStore(store="http://records.example.org/{id}")
+    store = ManifestsTable(store="http://records.example.org/{id}")
     with pytest.raises(StoreError, match="plain http"):
         next(pull(tmp_path, store, ["x"], "token"))
 

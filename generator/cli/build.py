@@ -9,11 +9,11 @@ from pathlib import Path
 import click
 
 from .. import __version__
+from ..content.layout import key_of
 from ..engine.state import (
     State,
     code_digest,
     content_digests,
-    key_of,
     load_state,
     options_key,
     save_state,

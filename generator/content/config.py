@@ -15,11 +15,11 @@ SeverityOverride = Literal["error", "warning", "off"]
 CONFIG_NAME = "site.toml"
 
 
-class Section(BaseModel):
+class Table(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
-class Reuse(Section):
+class ReuseTable(Table):
     """The reuse terms printed under every story."""
 
     version: str = "v1"
@@ -28,14 +28,14 @@ class Reuse(Section):
     terms_path: str = "/terms/reuse/"
 
 
-class Verify(Section):
+class VerifyTable(Table):
     """How a reader fetches a manifest themselves; `{id}` in endpoint is replaced by the id."""
 
     endpoint: Annotated[str, StringConstraints(pattern=r"^https?://\S*\{id\}\S*$")]
     header: str | None = None
 
 
-class ManifestStore(Section):
+class ManifestsTable(Table):
     """Where `ledgerpress manifests pull` fetches manifests: `{id}` in store is replaced by the id."""
 
     store: Annotated[str, StringConstraints(pattern=r"^https?://\S*\{id\}\S*$")]
@@ -45,7 +45,7 @@ class ManifestStore(Section):
     max_bytes: int = Field(default=5_000_000, ge=1_000)    # a longer answer is refused, not read
 
 
-class SiteConfig(Section):
+class SiteConfig(Table):
     """site.toml, validated; the one place where defaults live."""
 
     title: str = Field(min_length=1)
@@ -59,9 +59,9 @@ class SiteConfig(Section):
     newsrooms: dict[Slug, str] = Field(min_length=1)
     beats: dict[Slug, str] = Field(min_length=1)
     trust: dict[Slug, str] = Field(min_length=1)
-    reuse: Reuse = Reuse()
-    verify: Verify | None = None
-    manifests: ManifestStore | None = None
+    reuse: ReuseTable = ReuseTable()
+    verify: VerifyTable | None = None
+    manifests: ManifestsTable | None = None
     checks: dict[str, SeverityOverride] = {}
 
     @property

@@ -26,3 +26,8 @@ def template_dirs(root: Path) -> list[Path]:
 def file_digest(data: bytes) -> str:
     """The digest of a file's bytes (SHA-256 cut to 128 bits): what every stage compares files by."""
     return hashlib.sha256(data).hexdigest()[:32]
+
+
+def key_of(*parts: str) -> str:
+    """One digest of several strings (what a result was made from)."""
+    return hashlib.blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()

@@ -15,7 +15,7 @@ from typing import Literal
 from urllib.parse import quote, urlsplit
 
 from .cites import CITE
-from .config import ManifestStore
+from .config import ManifestsTable
 from .findings import Finding
 from .load import Content
 from .manifests import load_manifest
@@ -116,7 +116,7 @@ class StoreError(Exception):
 Judge = Callable[[ManifestFile], list[Finding]]  # the manifest rules (LP101, LP102, ...) as the site sets them
 
 
-def pull(root: Path, store: ManifestStore, ids: list[str], token: str | None, judge: Judge = lambda found: []
+def pull(root: Path, store: ManifestsTable, ids: list[str], token: str | None, judge: Judge = lambda found: []
          ) -> Iterator[Pulled]:
     """Fetch each id from the store, check the answer as `check` would check it saved as content/manifests/
     <id>.json (loading, then `judge`), and write it only if no error remains."""
@@ -149,7 +149,7 @@ def _safe_for_token(url: str) -> bool:
         parts.hostname or "").startswith("127.")
 
 
-def _pull_one(session, root: Path, store: ManifestStore, manifest_id: str, token: bool, judge: Judge) -> Pulled:
+def _pull_one(session, root: Path, store: ManifestsTable, manifest_id: str, token: bool, judge: Judge) -> Pulled:
     import requests
 
     url = store.store.replace("{id}", quote(manifest_id, safe=""))
@@ -204,7 +204,7 @@ class _TooLong(Exception):
     pass
 
 
-def _read_bounded(answer, store: ManifestStore) -> bytes:
+def _read_bounded(answer, store: ManifestsTable) -> bytes:
     """The answer's body, refused past max_bytes or past the timeout from its first byte to its last."""
     deadline = time.monotonic() + store.timeout
     declared = answer.headers.get("Content-Length", "")

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis.similarity import Features
-from ..content.layout import CACHE_DIR
+from ..content.layout import CACHE_DIR, key_of
 from .records import ManifestRecord, StoryRecord
 
 FORMAT = b"ledgerpress-memo-4\n"
@@ -59,7 +59,7 @@ def take(memo: Memo | None, name: str) -> dict | None:
 
 
 def memo_path(root: Path, options: str) -> Path:
-    return root / CACHE_DIR / f"memo-{hashlib.blake2b(options.encode(), digest_size=8).hexdigest()}"
+    return root / CACHE_DIR / f"memo-{key_of(options)[:16]}"
 
 
 def load_memo(root: Path, options: str, key: str) -> Memo | None:

@@ -4,7 +4,6 @@ orjson only: the command checks this before it imports the rest of the generator
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -13,7 +12,7 @@ from pathlib import Path
 
 import orjson
 
-from ..content.layout import CACHE_DIR, PACKAGE, file_digest, template_dirs
+from ..content.layout import CACHE_DIR, PACKAGE, file_digest, key_of, template_dirs
 
 STATE_FILE = "build-state.json"
 FORMAT = "ledgerpress-build-state-3"
@@ -22,11 +21,6 @@ FORMAT = "ledgerpress-build-state-3"
 RACY_NS = 2_000_000_000
 
 Stamp = list  # [mtime_ns, size, inode, digest]
-
-
-def key_of(*parts: str) -> str:
-    """One digest of several strings."""
-    return hashlib.blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
 
 
 def options_key(version: str, **options: object) -> str:

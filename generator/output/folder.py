@@ -12,6 +12,7 @@ import shutil
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from ..content.layout import file_digest
 from .lock import OutputLock
 from .record import (
     CARRIED,
@@ -22,7 +23,7 @@ from .record import (
     save_record,
     stat_entry,
 )
-from .store import CommitStats, Receipt, check_relative, digest
+from .store import CommitStats, Receipt, check_relative
 from .switch import exchange
 
 
@@ -93,7 +94,7 @@ class FolderStore:
 
     def put(self, path: str, data: bytes) -> Receipt:
         check_relative(path)
-        code = digest(data)
+        code = file_digest(data)
         if self._linked(path, code):
             return Receipt(path, code, False)
         target = os.path.join(self.next, path)

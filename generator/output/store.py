@@ -3,15 +3,11 @@ in memory (for the preview server and the tests). output/folder.py keeps them in
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple, Protocol
 
-
-def digest(data: bytes) -> str:
-    """An output's digest (SHA-256, cut to 128 bits): what the store and the build compare."""
-    return hashlib.sha256(data).hexdigest()[:32]
+from ..content.layout import file_digest
 
 
 class UnsafePath(ValueError):
@@ -76,7 +72,7 @@ class MemoryStore:
 
     def put(self, path: str, data: bytes) -> Receipt:
         check_relative(path)
-        return Receipt(path, digest(data), True, data)
+        return Receipt(path, file_digest(data), True, data)
 
     def receive(self, receipt: Receipt) -> None:
         self.incoming[receipt.path] = receipt

@@ -3,7 +3,6 @@ formatting filters, and the renderer every output goes through."""
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import traceback
@@ -25,7 +24,7 @@ from markupsafe import Markup
 
 from ..content.config import SiteConfig
 from ..content.findings import Finding
-from ..content.layout import template_dirs
+from ..content.layout import key_of, template_dirs
 from .formats import (
     human_time,
     json_ld,
@@ -129,8 +128,7 @@ class Renderer:
         one names another by an expression): an output made with them is stale when this changes."""
         if names not in self._digests:
             sources = self._with_references(names)
-            text = "\0".join(f"{name}\0{source}" for name, source in sorted(sources.items()))
-            self._digests[names] = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+            self._digests[names] = key_of(*(f"{name}\0{source}" for name, source in sorted(sources.items())))
         return self._digests[names]
 
     def _with_references(self, names: Iterable[str]) -> dict[str, str]:
