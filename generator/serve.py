@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import html
 import json
 import os
@@ -62,6 +63,7 @@ class Snapshot:
     findings: tuple[Finding, ...] = ()
     seconds: float = 0.0
     tail: bytes = field(default=b"", compare=False)  # injected before </body> of served HTML
+    scheduled: dict[str, bytes] = field(default_factory=dict, compare=False)  # a scheduled story's page: its banner
 
     @property
     def errors(self) -> list[Finding]:
@@ -85,6 +87,16 @@ def overlay(errors: list[Finding]) -> str:
             f'<strong>Build failed: {count}; showing the last good build.</strong> '
             f'<a href="{TOOLS}errors" style="color:#ffb3b8">All findings</a>'
             f'<pre style="white-space:pre-wrap;margin:8px 0 0">{lines}</pre></div>')
+
+
+def scheduled_banner(when: dt.datetime) -> bytes:
+    """Over a scheduled story's page in the preview: it is not published until a build at or after its time."""
+    shown = html.escape(when.strftime("%Y-%m-%d %H:%M UTC"))
+    return ('<div id="ledgerpress-scheduled" role="status" style="position:fixed;left:0;right:0;top:0;'
+            'z-index:2147483646;margin:0;padding:8px 16px;background:#1f3a5f;color:#fff;border-bottom:4px solid #8fc3ff;'
+            'font:15px/1.45 system-ui,sans-serif">'
+            f'<strong>Scheduled:</strong> this story is published by the first build at or after {shown}. '
+            'Until then <code>ledgerpress build</code> leaves it out; the preview shows it.</div>').encode("utf-8")
 
 
 def error_page(snapshot: Snapshot) -> bytes:
@@ -181,7 +193,7 @@ class Handler(BaseHTTPRequestHandler):
         data = files.get(name, b"404 not found\n")
         kind = content_type(name) if name in files else TEXT
         if kind.startswith("text/html"):
-            data = with_tail(data, snapshot.tail)
+            data = with_tail(data, snapshot.scheduled.get(name, b"") + snapshot.tail)
         self._send(status, data, kind, head)
 
     def _tool(self, name: str, head: bool) -> None:
@@ -363,8 +375,9 @@ class Preview:
         """Build in memory; swap the files in (or keep the last good ones), and only then wake the pages."""
         started = time.perf_counter()
         error = None
+        scheduled: dict[str, bytes] = {}
         try:
-            files, findings = self._build()
+            files, findings, scheduled = self._build()
         except Exception as err:  # a bug in the generator must not take the preview down with it
             error = err
             crash = Finding("ledgerpress", 1, 1, "INTERNAL", f"the build crashed: {type(err).__name__}: {err}")
@@ -379,10 +392,11 @@ class Preview:
                          if before.get(path) is not data and before.get(path) != data)
         changed += sorted(set(old.files or ()) - set(good or ()))
         snapshot = old
-        if old.version == 0 or changed or findings != old.findings:
+        if old.version == 0 or changed or findings != old.findings or (files is not None and scheduled != old.scheduled):
             errors = [finding for finding in findings if finding.severity == "error"]
             tail = (overlay(errors) + reload_script(old.version + 1)).encode("utf-8")
-            snapshot = Snapshot(old.version + 1, good, findings, time.perf_counter() - started, tail)
+            snapshot = Snapshot(old.version + 1, good, findings, time.perf_counter() - started, tail,
+                                scheduled if files is not None else old.scheduled)
             self.live.swap(snapshot)
         rebuilt = Rebuilt(snapshot, sources, changed, files is not None, time.perf_counter() - started, error)
         self.on_build(rebuilt)
@@ -390,21 +404,23 @@ class Preview:
             threading.Thread(target=self._index, args=(snapshot,), name="search-index", daemon=True).start()
         return rebuilt
 
-    def _build(self) -> tuple[dict[str, bytes] | None, tuple[Finding, ...]]:
-        """One build into the store in memory, from the last good build's memo: its files if it succeeded."""
+    def _build(self) -> tuple[dict[str, bytes] | None, tuple[Finding, ...], dict[str, bytes]]:
+        """One build into the store in memory, from the last good build's memo: its files if it succeeded, its
+        findings, and the banner of each scheduled story's page (the preview shows them, the build does not)."""
         key = options_key(__version__, drafts=self.drafts, base_url=self.url, out="serve")
         scanned, inputs = scan(self.root, self._state)
         digests = content_digests(self.root, inputs)
         memo_key = key_of(code_digest(inputs), digests.get("content/site.toml", ""), key)
         memo = self._memo if self._memo is not None and self._memo.key == memo_key else None
-        result = build_site(self.root, self.store, Options(self.drafts, self.url, search=False), memo, digests,
-                            memo_key=(memo_key, key))
+        result = build_site(self.root, self.store, Options(self.drafts, self.url, search=False, scheduled=True), memo,
+                            digests, memo_key=(memo_key, key))
         if not result.ok:
             self.store.abort()
-            return None, tuple(result.findings)
+            return None, tuple(result.findings), {}
         self.store.commit(result.outputs)
         self._memo, self._state = result.memo, State(key, scanned, inputs)
-        return self.store.files, tuple(result.findings)
+        banners = {url_path.lstrip("/") + "index.html": scheduled_banner(when) for _, url_path, when in result.scheduled}
+        return self.store.files, tuple(result.findings), banners
 
     def _index(self, snapshot: Snapshot) -> None:
         """Pagefind re-indexes the whole site, the slowest part of a build: it runs after the reload, and

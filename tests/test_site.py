@@ -11,7 +11,7 @@ import pytest
 from lxml import etree, html
 
 from generator.content.slugs import slugify
-from generator.site.lists import front_editions, paginate
+from generator.site.lists import Edition, front_editions, paginate
 from generator.site.sitemaps import news_language, news_stories
 from tests.conftest import build_in_memory
 
@@ -44,7 +44,8 @@ def busy(site: Path) -> Path:
     stories = [story_file(0, 21, 12), story_file(1, 22, 9), story_file(2, 22, 9), story_file(3, 23, 8),
                story_file(4, 24, 7, updated="2026-11-25T06:00:00Z"),
                story_file(5, 24, 15, newsroom="science", beat="research")]
-    return write_tree(site, dict(stories))
+    toml = (site / "content/site.toml").read_text().replace("page_size = 2\n", "page_size = 2\nfront_page_size = 4\n")
+    return write_tree(site, {**dict(stories), "content/site.toml": toml})
 
 
 @pytest.fixture
@@ -74,10 +75,11 @@ def test_paginate_names_pages_and_neighbours():
     assert [(path, chunk) for path, chunk, _ in paginate([], "/beats/x/", 2)] == [("/beats/x/", [])]
 
 
-def test_front_page_takes_whole_editions_up_to_page_size():
-    editions = [SimpleNamespace(stories=[1, 2]), SimpleNamespace(stories=[3]), SimpleNamespace(stories=[4, 5])]
-    assert front_editions(editions, 3) == editions[:2]
-    assert front_editions(editions, 1) == editions[:1]
+def test_front_page_takes_the_newest_stories_by_edition():
+    editions = [Edition(str(n), "", "", stories, len(stories), "") for n, stories in enumerate([[1, 2], [3], [4, 5]])]
+    assert [e.stories for e in front_editions(editions, 3)] == [[1, 2], [3]]
+    assert [e.stories for e in front_editions(editions, 4)] == [[1, 2], [3], [4]]
+    assert [(e.stories, e.total) for e in front_editions(editions, 1)] == [([1], 2)]
     assert front_editions([], 3) == []
 
 
@@ -99,11 +101,15 @@ def test_news_sitemap_window_and_limit():
 def test_front_page_groups_stories_by_edition_newest_first(built):
     front = page(built, "index.html")
     sections = front.cssselect("section.edition")
-    # page_size is 2: two one-story editions fill the front page; the third edition waits for the archive.
-    assert [s.get("aria-labelledby") for s in sections] == ["edition-2026-11-24T15", "edition-2026-11-24T07"]
+    # front_page_size is 4: three one-story editions, then the newest of the two stories of the fourth.
+    assert [s.get("aria-labelledby") for s in sections] == ["edition-2026-11-24T15", "edition-2026-11-24T07",
+                                                            "edition-2026-11-23T08", "edition-2026-11-22T09"]
     assert "Latest edition" in sections[0].text_content() and "Latest" not in sections[1].text_content()
-    assert story_links(front) == ["/stories/2026-11-24/the-fjord-report-reaches-the-council/",
-                                  "/stories/2026-11-24/the-ember-report-reaches-the-council/"]
+    assert story_links(front)[:2] == ["/stories/2026-11-24/the-fjord-report-reaches-the-council/",
+                                      "/stories/2026-11-24/the-ember-report-reaches-the-council/"]
+    assert len(story_links(front)) == 4
+    more = sections[3].cssselect("p.more a")[0]
+    assert (more.text_content(), more.get("href")) == ("1 more story in this edition", "/editions/2026-11-22T09/")
     teaser = front.cssselect(".teaser")[0].text_content()
     assert "Reported" in teaser and "1 source ·" in teaser and "Science" in teaser and "2026-11-24 15:00 UTC" in teaser
     hrefs = [a.get("href") for a in front.cssselect(".teaser a")]

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
 from ..analysis.repeats import Repeat
+from ..content.authors import Author
 from ..content.body import Body
 from ..content.config import SiteConfig, toml_line
 from ..content.findings import Finding
+from ..content.images import ImageFile
 from ..content.models import ManifestFile, Page, Story, StoryBrief, StoryFile
 
 Scope = Literal["load", "story", "body", "text", "manifest", "site"]
@@ -63,6 +65,10 @@ class SiteIndex:
     config_path: str = "content/site.toml"
     root: Path = Path(".")
     repeats: list[Repeat] = field(default_factory=list)  # LP040's pairs of alike stories
+    drafts: list[StoryBrief] = field(default_factory=list)  # drafts the site leaves out (checked, not compared)
+    authors: Mapping[str, Author] = field(default_factory=dict)    # content/authors/, by slug
+    images: Mapping[str, ImageFile] = field(default_factory=dict)  # content/images/, by src
+    unusable: Mapping[str, str] = field(default_factory=dict)      # image files that cannot be used, and why
     derived: dict[tuple[str, str], object] = field(default_factory=dict)  # what several rules derive from one story
 
     def __post_init__(self) -> None:
@@ -167,4 +173,4 @@ declare("LP900", "a template failed to render (reported at the template's line)"
 declare("LP901", "the search index could not be built (a warning: the site is built without search)")
 
 # importing the rule modules registers their rules
-from . import citations, files, follow, ledger, links, manifests, related, repeats, retractions, support, taxonomy, waivers  # noqa: E402,F401,I001
+from . import authors, citations, files, follow, images, ledger, links, manifests, related, repeats, retractions, support, taxonomy, waivers  # noqa: E402,F401,I001

@@ -19,7 +19,7 @@ _LANGUAGES = {".md": "markdown", ".json": "json", ".toml": "toml", ".html": "jin
 class Example:
     note: str
     edits: list[tuple[str, str, str]] = field(default_factory=list)  # (file path, old text, new text)
-    files: dict[str, str] = field(default_factory=dict)              # file path -> whole text
+    files: dict[str, str | bytes] = field(default_factory=dict)      # file path -> whole text (or an image's bytes)
     finding: list[str] = field(default_factory=list)
 
     def tree(self, base: dict[str, str]) -> dict[str, str]:
@@ -101,7 +101,7 @@ def markdown() -> str:
 def _shown(example: Example, failing: Example | None = None) -> list[tuple[str, str]]:
     """What an example changes: each whole new file, and the lines of an edited file its edits touch; a
     passing example that changes nothing shows the lines the failing one changed, as the site has them."""
-    shown = [(path, text.rstrip()) for path, text in example.files.items()]
+    shown = [(path, _text(text)) for path, text in example.files.items()]
     edits = example.edits
     if not edits and not example.files and failing is not None:
         edits = [(path, old, old) for path, old, _new in failing.edits if old.strip()]
@@ -119,6 +119,18 @@ def _shown(example: Example, failing: Example | None = None) -> list[tuple[str, 
                         touched[path].append(line)
         shown += [(path, "\n".join(lines)) for path, lines in touched.items()]
     return shown
+
+
+def _text(content: str | bytes) -> str:
+    """A file as the explanation shows it: its text, or what a binary file (an image) is."""
+    if isinstance(content, str):
+        return content.rstrip()
+    import io
+
+    from PIL import Image
+
+    with Image.open(io.BytesIO(content)) as image:
+        return f"(a {image.format} image, {image.width} x {image.height} pixels)"
 
 
 def _wrap(text: str, width: int = 100) -> list[str]:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -21,7 +23,10 @@ from ..engine.state import (
     settle,
 )
 from ..output.record import intact, load_record
-from .options import ROOT, finding_line, findings_summary, print_findings
+from .options import ROOT, build_now, counted, finding_line, findings_summary, print_findings
+
+if TYPE_CHECKING:
+    from ..engine.build import Options
 
 
 @click.command()
@@ -32,9 +37,12 @@ from .options import ROOT, finding_line, findings_summary, print_findings
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 @click.option("--base-url", default=None, help="Override base_url from site.toml (e.g. for a preview host).")
 @click.option("--no-search", is_flag=True, help="Skip the Pagefind search index (it re-indexes every page).")
+@click.option("--now", "now_given", metavar="ISO", default=None,
+              help="The build's time, which decides which stories are scheduled (default: SOURCE_DATE_EPOCH, "
+                   "else the clock).")
 @click.option("--force", is_flag=True, help="Read and render everything again, ignoring .ledgerpress-cache/.")
 def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url: str | None, no_search: bool,
-          force: bool) -> None:
+          now_given: str | None, force: bool) -> None:
     """Check every story, then write the site into public/ (or nothing, if an error remains). Only what
     changed since the last build is read and rendered again (--force: everything)."""
     started = time.perf_counter()
@@ -42,30 +50,37 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
     if not (root / "content" / "site.toml").is_file():
         raise click.ClickException(f"no site at {root}: content/site.toml is missing "
                                    "(start a site with `ledgerpress init`, or point --root at one)")
+    now = build_now(now_given)
     target = (out or root / "public").resolve()
     key = options_key(__version__, drafts=drafts, base_url=base_url, out=target)
     state = None if force else load_state(root)
     scanned, inputs = scan(root, state)
-    if state is not None and _up_to_date(state, key, inputs, target, not no_search):
+    if state is not None and _up_to_date(state, key, inputs, target, not no_search, now):
         for line in state.warnings:
             click.echo(line, err=True)
         click.echo(_built_line(state.summary, time.perf_counter() - started, target, "up to date: "), err=True)
         return
-    _build(root, target, State(key, scanned, inputs), drafts, jobs, base_url, not no_search, force, started)
+    from ..engine.build import Options  # only now: a build with nothing to do stops before the engine is imported
+
+    _build(root, target, State(key, scanned, inputs), Options(drafts, base_url, jobs, not no_search, now), force,
+           started)
 
 
-def _up_to_date(state: State, key: str, inputs: dict[str, list], target: Path, search: bool) -> bool:
-    """Nothing that shapes the site changed since the last build, whose output is in place as it left it."""
+def _up_to_date(state: State, key: str, inputs: dict[str, list], target: Path, search: bool, now: dt.datetime) -> bool:
+    """Nothing that shapes the site changed since the last build, whose output is in place as it left it, and
+    the build's time leaves the same stories scheduled (none fell due, none built is ahead of it)."""
     if state.key != key or (search and not state.summary.get("search")):
+        return False
+    moment = int(now.timestamp())
+    if moment < state.summary.get("newest", 0) or 0 < state.summary.get("next_due", 0) <= moment:
         return False
     if {path: stamp[3] for path, stamp in inputs.items()} != {path: stamp[3] for path, stamp in state.inputs.items()}:
         return False
     return intact(target, load_record(target), state.build)
 
 
-def _build(root: Path, target: Path, state: State, drafts: bool, jobs: int | None, base_url: str | None,
-           search: bool, force: bool, started: float) -> None:
-    from ..engine.build import Options, build_site
+def _build(root: Path, target: Path, state: State, options: Options, force: bool, started: float) -> None:
+    from ..engine.build import build_site
     from ..engine.memo import load_memo, save_memo
     from ..output.folder import FolderStore, OutputRefused
     from ..output.lock import Locked
@@ -79,8 +94,7 @@ def _build(root: Path, target: Path, state: State, drafts: bool, jobs: int | Non
         raise click.ClickException(str(err)) from None
     try:
         with Progress() as progress:
-            result = build_site(root, store, Options(drafts, base_url, jobs, search), memo, digests, progress,
-                                (memo_key, state.key))
+            result = build_site(root, store, options, memo, digests, progress, (memo_key, state.key))
         print_findings(result.findings, err=True)
         if not result.ok:
             click.echo(f"build refused: {findings_summary(result.findings)}; {target.name}/ left as it was", err=True)
@@ -92,12 +106,25 @@ def _build(root: Path, target: Path, state: State, drafts: bool, jobs: int | Non
         store.abort()  # (the lock, if commit() has not let go of it)
     state.inputs = settle(state.inputs)  # what changed while the build ran is read again by the next one
     state.warnings = [finding_line(f) for f in result.findings]
+    due = result.scheduled[0] if result.scheduled else None
     state.summary = {"stories": result.stories, "pages": result.pages, "files": stats.files, "written": stats.written,
-                     "skipped": stats.unchanged, "deleted": stats.deleted, "search": int(search)}
+                     "skipped": stats.unchanged, "deleted": stats.deleted, "search": int(options.search),
+                     "scheduled": len(result.scheduled), "next_due": int(due[2].timestamp()) if due else 0,
+                     "newest": int(result.newest.timestamp()) if result.newest else 0}
+    state.warnings = [*state.warnings, *([scheduled_line(result.scheduled)] if result.scheduled else [])]
     save_state(root, state)
     if result.memo is not None:
         save_memo(root, result.memo)
+    if result.scheduled:
+        click.echo(scheduled_line(result.scheduled), err=True)
     click.echo(_built_line(state.summary, time.perf_counter() - started, target), err=True)
+
+
+def scheduled_line(scheduled: list[tuple[str, str, dt.datetime]]) -> str:
+    """How many stories wait for their time, and which is next: they go out with the first build after it."""
+    path, _, when = scheduled[0]
+    return (f"{counted(len(scheduled), 'story')} scheduled, not built yet; the next, {path}, is due at "
+            f"{when.strftime('%Y-%m-%dT%H:%M:%SZ')} (a build at or after that time publishes it)")
 
 
 def _built_line(summary: dict[str, int], seconds: float, target: Path, prefix: str = "built ") -> str:

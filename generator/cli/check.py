@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import sys
 import time
@@ -10,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .options import ROOT, counted, detail, print_findings, say, verbosity
+from .options import ROOT, build_now, counted, detail, print_findings, say, verbosity
 
 if TYPE_CHECKING:
     from ..content.findings import Finding
@@ -28,7 +29,7 @@ def check(root: Path, form: str) -> None:
     from ..engine.pool import default_jobs
 
     started = time.perf_counter()
-    checked = check_site(root, drafts=False, jobs=default_jobs())  # as build and publish see the site
+    checked = check_site(root, drafts=False, jobs=default_jobs(), now=build_now())  # as build and publish see it
     findings = checked.findings
     drafts = {path for path, record in checked.records.items() if record.draft}
     if form == "json":
@@ -46,14 +47,17 @@ def check(root: Path, form: str) -> None:
             say(hint)
     for path in sorted(drafts):
         detail(f"draft (not built without --drafts): {path}")
+    for story in sorted(checked.scheduled, key=lambda s: (s.published, s.path)):
+        detail(f"scheduled (built from {story.published.astimezone(dt.timezone.utc):%Y-%m-%dT%H:%M:%SZ}): {story.path}")
     detail(f"checked in {time.perf_counter() - started:.2f} s")
     sys.exit(1 if any(f.severity == "error" for f in findings) else 0)
 
 
 def _summary(root: Path, checked: Checked, findings: list[Finding], drafts: int) -> str:
-    """'0 errors, 1 warning; 16 stories (1 draft), 24 manifests, 2 pages checked': what was looked at."""
+    """'0 errors, 1 warning; 16 stories (1 draft, 1 scheduled), 24 manifests, 2 pages checked': what was looked at."""
     errors = sum(f.severity == "error" for f in findings)
-    drafted = f" ({counted(drafts, 'draft')})" if drafts else ""
+    aside = [counted(drafts, "draft")] * bool(drafts) + [f"{len(checked.scheduled)} scheduled"] * bool(checked.scheduled)
+    drafted = f" ({', '.join(aside)})" if aside else ""
     return (f"{counted(errors, 'error')}, {counted(len(findings) - errors, 'warning')}; "
             f"{counted(len(checked.records), 'story')}{drafted}, {counted(len(checked.manifest_records), 'manifest')}, "
             f"{counted(len(checked.pages), 'page')} checked")
@@ -75,7 +79,7 @@ def retraction_lines(checked: Checked) -> list[str]:
     from ..checks.retractions import affected
 
     lines = []
-    for item in affected(checked.stories, checked.manifests) if checked.config is not None else []:
+    for item in affected([*checked.stories, *checked.scheduled], checked.manifests) if checked.config is not None else []:
         lines.append(f"retraction: manifest '{item.manifest_id}' ({item.what}) is cited by {len(item.stories)} "
                      f"stor{'y' if len(item.stories) == 1 else 'ies'}:")
         lines += [f"  {path}: {'corrected' if corrected else 'no correction yet (LP026)'}" for path, corrected in item.stories]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -57,6 +58,17 @@ def require_site(root: Path) -> None:
         where = "this folder" if root == Path(".") else str(root)
         raise click.ClickException(f"no ledgerpress site in {where} (no content/site.toml): "
                                    f"run `ledgerpress init` to start one, or pass --root")
+
+
+def build_now(given: str | None = None) -> dt.datetime:
+    """The build's time (`--now`, else SOURCE_DATE_EPOCH, else the clock); a value that cannot be read stops
+    the command with what is expected."""
+    from ..engine.clock import BadTime, build_time
+
+    try:
+        return build_time(given)
+    except BadTime as err:
+        raise click.BadParameter(str(err), param_hint="--now" if given is not None else "SOURCE_DATE_EPOCH") from None
 
 
 def print_findings(findings: list[Finding], err: bool = False) -> None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import ROOT, findings_summary, print_findings
+from .options import ROOT, build_now, findings_summary, print_findings
 
 
 @click.command(name="publish")
@@ -24,7 +24,7 @@ def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | No
         public_files(root / "public")
     except PublishError as err:
         raise click.ClickException(f"publish refused: {err}") from None
-    findings = check_site(root, drafts=False, base_url=None, jobs=default_jobs()).findings
+    findings = check_site(root, drafts=False, base_url=None, jobs=default_jobs(), now=build_now()).findings
     if any(f.severity == "error" for f in findings):
         print_findings(findings, err=True)
         raise click.ClickException(f"publish refused: {findings_summary(findings)}; fix them, then `ledgerpress build`")

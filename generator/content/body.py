@@ -8,6 +8,7 @@ from typing import Literal
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_core import StateCore
+from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 
 from .cites import cites_plugin
@@ -48,7 +49,20 @@ def _normalize(state: StateCore) -> None:
 def _markdown() -> MarkdownIt:
     md = commonmark()
     md.validateLink = link_is_safe  # type: ignore[method-assign]
+    md.add_render_rule("image", _image)
     return md
+
+
+def _image(self, tokens: list[Token], idx: int, options, env: dict) -> str:
+    """An image of content/images/ at the sizes the build writes it in (`env["images"]`, by src: the attributes
+    of its <img>); any other is left as its alt text (LP070 reports it)."""
+    token = tokens[idx]
+    alt = escapeHtml(alt_text(token))
+    found = env.get("images", {}).get(token.attrs.get("src"))
+    if found is None:
+        return f'<span class="image-missing">{alt}</span>'
+    shown = "".join(f' {name}="{escapeHtml(str(value))}"' for name, value in found.items())
+    return f'<img{shown} alt="{alt}" loading="lazy" decoding="async">'
 
 
 MD = _markdown()
@@ -107,6 +121,7 @@ class Body:
     sections: list[Section]
     cites: list[Cite]
     links: list[tuple[str, int, int]]
+    images: list[tuple[str, str, int, int]] = field(default_factory=list)  # (src, alt text, line, column)
 
     @property
     def units(self) -> list[Unit]:
@@ -207,6 +222,7 @@ def _place(span: list[int] | None, lines: list[str], offset: int) -> tuple[int, 
 def _inline(token: Token, unit: Unit | None, lines: list[str], offset: int, body: Body) -> None:
     row0 = token.map[0] if token.map else 0
     words: list[str] = []
+    seen = 0  # where the last image's `![` stood in the inline content
     for child in token.children or []:
         if child.type == "cite":
             cite = _cite(child, token.content, row0, lines, offset)
@@ -219,6 +235,10 @@ def _inline(token: Token, unit: Unit | None, lines: list[str], offset: int, body
             words.append(" ")
         elif child.type == "link_open":
             body.links.append((str(child.attrs.get("href", "")), offset + row0 + 1, 1))
+        elif child.type == "image":
+            seen = token.content.find("![", seen) + 1 or seen
+            line, col = _at(token.content, max(seen - 1, 0), row0, lines, offset)
+            body.images.append((str(child.attrs.get("src", "")), alt_text(child), line, col))
     if unit is not None:
         unit.text = (unit.text + " " + "".join(words)).strip()
         unit.source.extend(_source_lines(token.content, row0, lines, offset))
@@ -236,13 +256,22 @@ def _source_lines(content: str, row0: int, lines: list[str], offset: int) -> lis
 
 def _cite(child: Token, content: str, row0: int, lines: list[str], offset: int) -> Cite:
     """Place a cite: its content line from the offset, its column by finding that line in the source."""
-    at = child.meta["offset"]
+    return Cite(tuple(child.meta["ids"]), *_at(content, child.meta["offset"], row0, lines, offset))
+
+
+def _at(content: str, at: int, row0: int, lines: list[str], offset: int) -> tuple[int, int]:
+    """The file line and column of an offset into an inline token's content."""
     row = row0 + content.count("\n", 0, at)
     line_start = content.rfind("\n", 0, at) + 1
     content_line = content[line_start: content.find("\n", at) if "\n" in content[at:] else len(content)]
     source = lines[row] if row < len(lines) else ""
     shift = max(source.find(content_line), 0)
-    return Cite(tuple(child.meta["ids"]), offset + row + 1, shift + at - line_start + 1)
+    return offset + row + 1, shift + at - line_start + 1
+
+
+def alt_text(image: Token) -> str:
+    """An image's alt text as plain text (its Markdown emphasis and code dropped)."""
+    return "".join(child.content for child in image.children or () if child.type in ("text", "code_inline")).strip()
 
 
 def render_block(block: Block, env: dict) -> str:

@@ -2,17 +2,47 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import tomllib
+import zoneinfo
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from .findings import Finding
 
 Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
 SeverityOverride = Literal["error", "warning", "off"]
 CONFIG_NAME = "site.toml"
+
+
+def _time_zone(name: str) -> str:
+    """An IANA time zone the system (or the tzdata package) knows."""
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+        raise ValueError(f"unknown time zone '{name}': expected an IANA name, e.g. \"Europe/Berlin\" or \"UTC\"") from None
+    return name
+
+
+_SAMPLE = dt.datetime(2026, 11, 20, 17, 45, tzinfo=dt.timezone.utc)
+
+
+def _date_pattern(pattern: str) -> str:
+    """A strftime pattern that formats a date (one with no % code would show every date the same)."""
+    if "%" not in pattern:
+        raise ValueError(f"'{pattern}' has no % code: expected a strftime pattern, e.g. \"%-d %B %Y, %H:%M %Z\"")
+    try:
+        _SAMPLE.strftime(pattern)
+    except ValueError as err:
+        raise ValueError(f"'{pattern}' is not a strftime pattern ({err})") from None
+    return pattern
+
+
+TimeZone = Annotated[str, AfterValidator(_time_zone)]
+DatePattern = Annotated[str, StringConstraints(min_length=2, max_length=100), AfterValidator(_date_pattern)]
+ImageWidth = Annotated[int, Field(ge=16, le=8192)]
 
 
 class Table(BaseModel):
@@ -56,6 +86,12 @@ class SiteConfig(Table):
     duplicate_window_days: int = Field(default=7, ge=0)
     duplicate_threshold: float = Field(default=0.6, gt=0, le=1)
     page_size: int = Field(default=20, ge=1)
+    front_page_size: int = Field(default=30, ge=1)               # stories on the front page, grouped by edition
+    edition: Literal["hour", "day"] = "hour"                      # what an edition is: an hour (UTC) or a day
+    timezone: TimeZone = "UTC"                                    # dates shown to readers are in this zone
+    date_format: DatePattern = "%Y-%m-%d %H:%M %Z"                # a date and time shown to readers
+    day_format: DatePattern = "%Y-%m-%d"                          # a day shown to readers (a dated note, an edition)
+    image_widths: list[ImageWidth] = Field(default=[640, 1280], min_length=1, max_length=8)
     newsrooms: dict[Slug, str] = Field(min_length=1)
     beats: dict[Slug, str] = Field(min_length=1)
     trust: dict[Slug, str] = Field(min_length=1)
@@ -71,6 +107,15 @@ class SiteConfig(Table):
 
     def url(self, path: str) -> str:
         return self.root_url + path
+
+    @property
+    def zone(self) -> zoneinfo.ZoneInfo:
+        return zoneinfo.ZoneInfo(self.timezone)
+
+    @property
+    def widths(self) -> list[int]:
+        """image_widths without repeats, narrowest first."""
+        return sorted(set(self.image_widths))
 
 
 def load_config(path: Path, base_url: str | None = None, shown: str | None = None) -> tuple[SiteConfig | None, list[Finding]]:

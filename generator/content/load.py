@@ -39,7 +39,7 @@ def load_content(root: Path, drafts: bool = True, base_url: str | None = None) -
     for name in listed(manifests, ".json"):
         _add(found, load_manifest(os.path.join(manifests, name), f"content/manifests/{name}"))
     for path, shown in story_files(root):
-        _add(found, load_story(path, shown))
+        _add(found, load_story(path, shown, edition=config.edition if config else "hour"))
     for path, shown in page_files(root):
         _add(found, load_page(path, shown, content_dir / "pages"))
     if not drafts:

@@ -23,7 +23,7 @@ from .findings import SourceMap
 from .slugs import slugify
 
 ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
-EDITION_PATTERN = r"^\d{4}-\d{2}-\d{2}T\d{2}$"
+EDITION_PATTERN = r"^\d{4}-\d{2}-\d{2}(T\d{2})?$"  # an hour, or a day when site.toml says edition = "day"
 
 Id = Annotated[str, Field(strict=True), StringConstraints(pattern=ID_PATTERN)]
 Text = Annotated[str, Field(strict=True), StringConstraints(min_length=1)]
@@ -100,8 +100,20 @@ class Correction(Strict):
     manifest: Id | None = None
 
 
+class LeadImage(Strict):
+    """The story's lead image: a file of content/images/, what it shows (alt, LP071), who made it (credit, LP072)."""
+
+    src: Annotated[str, Field(strict=True), StringConstraints(min_length=1, max_length=500)]
+    alt: Annotated[str, Field(strict=True), StringConstraints(max_length=1000)] = ""
+    credit: Annotated[str, Field(strict=True), StringConstraints(max_length=300)] | None = None
+    caption: Annotated[Text, StringConstraints(max_length=1000)] | None = None
+
+
+Slug = Annotated[str, Field(strict=True), StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+
+
 class FrontMatter(Strict):
-    """A story's front matter exactly as SPEC section 2 lists it."""
+    """A story's front matter as SPEC sections 2, 6.1 and 6.3 list it."""
 
     title: Annotated[Text, StringConstraints(max_length=200)]
     description: Annotated[Text, StringConstraints(max_length=400)]
@@ -110,7 +122,7 @@ class FrontMatter(Strict):
     beat: Text
     trust: Text
     ledger: list[LedgerEntry] = Field(min_length=1)
-    slug: Annotated[str, Field(strict=True), StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")] | None = None
+    slug: Slug | None = None
     updated: AwareDatetime | dt.date | None = None
     edition: Annotated[str, Field(strict=True), StringConstraints(pattern=EDITION_PATTERN)] | None = None
     key_facts: list[KeyFact] = []
@@ -120,6 +132,19 @@ class FrontMatter(Strict):
     draft: bool = False
     corrections: list[Correction] = []
     waive: dict[RuleCode, Text] = {}  # rule code -> the published reason this story is exempt from it
+    authors: list[Slug] = Field(default=[], max_length=20)  # each a file content/authors/<slug>.md (LP012)
+    image: LeadImage | None = None
+
+    @field_validator("edition")
+    @classmethod
+    def _edition_form(cls, edition: str | None, info: ValidationInfo) -> str | None:
+        """An edition is an hour (YYYY-MM-DDTHH) or, when the site's editions are days, a day (YYYY-MM-DD)."""
+        mode = (info.context or {}).get("edition", "hour")
+        if edition is not None and (len(edition) == 13) != (mode == "hour"):
+            form = "an hour, YYYY-MM-DDTHH" if mode == "hour" else "a day, YYYY-MM-DD"
+            raise ValueError(f"'{edition}' is not {form}: expected e.g. \"{'2026-11-21T10' if mode == 'hour' else '2026-11-21'}\" "
+                             f"(site.toml sets edition = \"{mode}\")")
+        return edition
 
     @field_validator("corrections")
     @classmethod
@@ -134,6 +159,16 @@ class FrontMatter(Strict):
                     "before_published", "{shown} is before the story's published date {published}: expected that "
                     "date or a later one", {"at": (i, "date"), "shown": when.isoformat(), "published": published.isoformat()})
         return corrections
+
+
+class AuthorMatter(Strict):
+    """An author's file, content/authors/<slug>.md: the name is required; the body is the bio."""
+
+    name: Annotated[Text, StringConstraints(max_length=200)]
+    role: Annotated[Text, StringConstraints(max_length=200)] | None = None
+    url: Annotated[str, Field(strict=True), StringConstraints(pattern=r"^https?://\S+$", max_length=2000)] | None = None
+    email: Annotated[str, Field(strict=True), StringConstraints(pattern=r"^[^@\s<>\"]+@[^@\s<>\"]+\.[^@\s<>\"]+$",
+                                                                max_length=320)] | None = None
 
 
 class PageMatter(Strict):
@@ -161,15 +196,18 @@ class Story:
     def published_utc(self) -> dt.datetime:
         return self.meta.published.astimezone(dt.timezone.utc)
 
-    def brief(self) -> StoryBrief:
-        """What site-wide rules and indexes read of this story."""
+    def brief(self, shown: tuple[ImageUse, ...] = ()) -> StoryBrief:
+        """What site-wide rules and indexes read of this story; `shown`: the images of its body."""
         meta = self.meta
-        places = {loc: at for loc, at in self.source.marks.items() if loc[:1] in (("title",), ("related",), ("waive",))}
+        places = {loc: at for loc, at in self.source.marks.items() if loc[:1] in _BRIEF_PLACES}
+        lead = meta.image
+        images = ((ImageUse(lead.src, lead.alt, lead.credit, True, *self.source.at(("image", "src"))),) if lead else ())
         return StoryBrief(self.path, self.key, meta.title, meta.published, meta.newsroom,
                           None if meta.related is None else tuple(meta.related), meta.draft,
                           SourceMap(self.source.path, places), dict(meta.waive),
                           tuple((entry.manifest, tuple(entry.claims)) for entry in meta.ledger),
-                          frozenset(c.manifest for c in meta.corrections if c.manifest))
+                          frozenset(c.manifest for c in meta.corrections if c.manifest),
+                          tuple(meta.authors), images + tuple(shown))
 
     @functools.cached_property
     def key(self) -> str:
@@ -179,6 +217,22 @@ class Story:
     @property
     def url_path(self) -> str:
         return f"/stories/{self.key}/"
+
+
+_BRIEF_PLACES = (("title",), ("related",), ("waive",), ("authors",), ("image",))
+
+
+@dataclass(frozen=True)
+class ImageUse:
+    """An image a story shows: its src (relative to content/images/), its alt text, its credit (the lead image
+    has one), and where it is written (the lead image's src line, or the body's line and column)."""
+
+    src: str
+    alt: str
+    credit: str | None
+    lead: bool
+    line: int
+    col: int
 
 
 @dataclass(frozen=True)
@@ -197,6 +251,8 @@ class StoryBrief:
     waive: dict[str, str] = field(default_factory=dict)
     ledger: tuple[tuple[str, tuple[str, ...]], ...] = ()  # each manifest of its ledger, with the claims it uses
     corrected: frozenset[str] = frozenset()  # the manifests its corrections name
+    authors: tuple[str, ...] = ()             # the slugs of its authors
+    images: tuple[ImageUse, ...] = ()         # the images it shows, the lead image first
 
     @property
     def url_path(self) -> str:

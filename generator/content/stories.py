@@ -22,10 +22,6 @@ def story_files(root: Path) -> list[tuple[str, str]]:
             for folder in listed(top, dirs=True) for name in listed(f"{top}{os.sep}{folder}", ".md")]
 
 
-
-
-
-
 def story_body(root: Path, shown: str) -> str:
     """A story's body alone, read again (what load_story kept as `body`): site-wide checks that compare
     texts read the few they need instead of holding every body."""
@@ -34,8 +30,10 @@ def story_body(root: Path, shown: str) -> str:
     return parts[2] if parts is not None else ""
 
 
-def load_story(path: str | Path, shown: str, data: bytes | None = None) -> tuple[Story | StoryFile | None, list[Finding]]:
-    """A story file (or its bytes, already read) as a Story, or a StoryFile when its front matter is wrong."""
+def load_story(path: str | Path, shown: str, data: bytes | None = None,
+               edition: str = "hour") -> tuple[Story | StoryFile | None, list[Finding]]:
+    """A story file (or its bytes, already read) as a Story, or a StoryFile when its front matter is wrong;
+    `edition`: what the site's editions are (site.toml), which sets the form of the `edition` field."""
     path = Path(path)
     parsed, findings = front_matter(path, shown, data)
     if parsed is None:
@@ -43,7 +41,7 @@ def load_story(path: str | Path, shown: str, data: bytes | None = None) -> tuple
     data, source, body, body_line = parsed
     if data is None or findings:
         return StoryFile(shown, body, body_line), findings
-    meta, problems = validate(FrontMatter, data, source, _STORY_ID_LOCS)
+    meta, problems = validate(FrontMatter, data, source, _STORY_ID_LOCS, context={"edition": edition})
     if meta is None or problems:
         return StoryFile(shown, body, body_line), problems
     return Story(shown, path.parent.name, path.stem, meta, body, body_line, source), []

@@ -31,6 +31,8 @@ EXAMPLES = {
     "id": '"1792456955874654825"', "source": '{"name": "council-minutes", "url": "https://council.example.org/minutes/11"}',
     "name": '"council-minutes"', "url": '"https://council.example.org/minutes/11"', "brief": '"One paragraph on the record."',
     "retracted": '{"date": "2026-11-28T09:00:00Z", "note": "The council corrected its minutes."}', "note": '"Withdrawn by the source."',
+    "authors": '["ana-lima"]', "image": '{src: "ferry-road.jpg", alt: "Buses queue on Ferry Road", credit: "Ana Lima"}',
+    "src": '"ferry-road.jpg"', "alt": '"Buses queue on Ferry Road"', "credit": '"Ana Lima"', "caption": '"Ferry Road at 8 a.m."',
 }
 # The same for manifest files, in JSON.
 MANIFEST_EXAMPLES = {
@@ -49,7 +51,10 @@ _KINDS = {
     "int_type": "a whole number", "float_type": "a number",
 }
 _FORMS = {"url": "an http or https URL", "slug": "a slug (lower-case letters and digits joined by single hyphens)",
-          "edition": "an edition (YYYY-MM-DDTHH)", "waive": "a rule code (LP and three digits)"}
+          "authors": "an author slug (lower-case letters and digits joined by single hyphens)",
+          "email": "an email address",
+          "edition": "an edition (YYYY-MM-DDTHH, or YYYY-MM-DD when editions are days)",
+          "waive": "a rule code (LP and three digits)"}
 _DATES = ("timezone_aware", "datetime_parsing", "datetime_type", "datetime_from_date_parsing", "date_from_datetime_parsing",
           "date_parsing", "date_type", "date_from_datetime_inexact", "datetime_object_invalid")
 _UNION_TAGS = ("datetime", "date", "str", "bool", "int")
@@ -66,11 +71,12 @@ def _is_id(loc: Loc, id_locs: tuple) -> bool:
 
 
 def validate(model: type[BaseModel], data: Any, source: SourceMap, id_locs: tuple,
-             examples: dict[str, str] | None = None) -> tuple[Any, list[Finding]]:
+             examples: dict[str, str] | None = None, context: dict[str, Any] | None = None) -> tuple[Any, list[Finding]]:
     """The model, or findings at the line of every field that failed (LP002, LP003, LP004); `examples`: the
-    example value of each field as the file's own syntax writes it (YAML front matter by default)."""
+    example value of each field as the file's own syntax writes it (YAML front matter by default); `context`:
+    the site's settings a field's validator reads (the edition's form)."""
     try:
-        value = model.model_validate(data)
+        value = model.model_validate(data, context=context)
     except ValidationError as err:
         shown = examples or EXAMPLES
         return None, _dedupe([_error_finding(model, e, source, id_locs, shown) for e in err.errors()])
@@ -155,7 +161,7 @@ def _example(loc: Loc, examples: dict[str, str]) -> str:
     example = examples.get(name, '"…"')
     if not name or isinstance(loc[-1], int):
         return example
-    return f'"{name}": {example}' if examples is not EXAMPLES else f"{name}: {example}"
+    return f'"{name}": {example}' if examples is MANIFEST_EXAMPLES else f"{name}: {example}"
 
 
 def _dedupe(findings: list[Finding]) -> list[Finding]:

@@ -4,6 +4,7 @@ memo) into an output store; the store keeps the rest as they were. Nothing is ma
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -49,6 +50,8 @@ class Options:
     base_url: str | None = None  # instead of site.toml's
     jobs: int | None = None      # processes (default: every core)
     search: bool = True          # make the search index (without it, the store keeps the last one)
+    now: dt.datetime | None = None  # the build's time, which decides what is scheduled (default: engine/clock.py)
+    scheduled: bool = False      # build the scheduled stories too (the preview does, under a banner)
 
 
 @dataclass
@@ -64,6 +67,8 @@ class BuildResult:
     seconds: float = 0.0
     memo: Memo | None = None
     site: str = ""
+    scheduled: list[tuple[str, str, dt.datetime]] = field(default_factory=list)  # (path, URL path, time), soonest first
+    newest: dt.datetime | None = None  # the latest published time of a story built: a build before it differs
 
     @property
     def ok(self) -> bool:
@@ -80,8 +85,13 @@ def build_site(root: Path, store: OutputStore, options: Options = Options(), mem
     jobs = options.jobs or default_jobs()
     spill = Spill()
     try:
-        checked = check_site(root, options.drafts, options.base_url, jobs, memo, digests, spill, progress)
+        checked = check_site(root, options.drafts, options.base_url, jobs, memo, digests, spill, progress,
+                             options.now, options.scheduled)
         result = BuildResult(checked.findings)
+        result.scheduled = sorted(((story.path, story.url_path, story.published.astimezone(dt.timezone.utc))
+                                   for story in checked.scheduled), key=lambda item: (item[2], item[0]))
+        result.newest = max((story.published for story in checked.stories if story.published <= checked.now),
+                            default=None)
         if result.ok and checked.config is not None:
             try:
                 _make(root, checked, store, spill, options, jobs, memo, memo_key, result, progress)
@@ -111,7 +121,8 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     stale = stale_stories(story_list, checked.records, templates, store.holds)
     if stale:
         renderer.compile(STORY_TEMPLATES)
-    making = Making(str(root), config, checked.manifests, renderer, templates, store, spill, checked.spilled)
+    making = Making(str(root), config, checked.manifests, renderer, templates, store, spill, checked.spilled,
+                    checked.authors, checked.images)
     made = make_stories(making, stale, jobs, progress)
     records = dict(checked.records)
     shown, outputs, sources = [], {}, {}
@@ -134,7 +145,7 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     kept_scores = {pair: score for pair, score in checked.scores.items()
                    if set(pair) <= {record.digest for record in records.values()}}
     result.memo = Memo(memo_key[0], memo_key[1], checked.manifest_records, records, pages, result.site,
-                       checked.repeats, related_kept, kept_scores, search)
+                       checked.repeats, related_kept, kept_scores, search, checked.image_records)
 
 
 def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, stories: list[Rendered], outputs: dict[str, str], sources: dict[str, str], memo: Memo | None,
@@ -142,13 +153,14 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
     """The site's other outputs: made when what they are made from moved; their records, by path."""
     config = checked.config
     result.site = site_fingerprint([story.teaser_digest for story in stories], checked.manifests, checked.pages,
-                                   sorted(outputs), renderer)
+                                   outputs, renderer, checked.authors, checked.images)
     if (memo is not None and memo.site == result.site
             and all(store.holds(path, page.digest) for path, page in memo.pages.items())):
         outputs.update((path, page.digest) for path, page in memo.pages.items())
         return memo.pages  # nothing any producer reads moved since the last build, which made them all
     teasers = [Teaser(story.teaser, story.teaser_digest, story.keys) for story in stories]
-    planned = site_outputs(config, teasers, checked.manifests, checked.pages, sorted(outputs))
+    planned = site_outputs(config, teasers, checked.manifests, checked.pages, sorted(outputs), checked.authors,
+                           checked.images)
     clashes = collisions(planned, sources)
     if clashes:
         result.findings = [*result.findings, *clashes]

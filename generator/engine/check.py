@@ -15,17 +15,20 @@ from pathlib import Path
 from ..analysis.repeats import RepeatIndex, site_repeats
 from ..analysis.similarity import Features
 from ..checks import Report, SiteIndex, run_checks
+from ..content.authors import Author, load_authors
 from ..content.config import CONFIG_NAME, SiteConfig, load_config
 from ..content.findings import Finding
+from ..content.images import ImageFile, image_files, read_image
 from ..content.manifests import KnownManifest, load_manifest
 from ..content.models import ManifestFile, Page, StoryBrief, StoryFile
 from ..content.pages import load_page, page_files
 from ..content.source import listed
 from ..content.stories import story_body, story_files
+from .clock import build_time
 from .memo import Memo, take
 from .pool import run_all
 from .read import Reading, Spill, Spilled, read_story
-from .records import ManifestRecord, StoryRecord
+from .records import ImageRecord, ManifestRecord, StoryRecord
 
 Progress = Callable[[str, int, int], None]
 
@@ -47,6 +50,11 @@ class Checked:
     spilled: dict[str, Spilled] = field(default_factory=dict)
     repeats: dict | None = None
     scores: dict[tuple[str, str], float] = field(default_factory=dict)
+    authors: dict[str, Author] = field(default_factory=dict)
+    images: dict[str, ImageFile] = field(default_factory=dict)            # by src
+    image_records: dict[str, ImageRecord] = field(default_factory=dict)  # by path as shown, for the memo
+    scheduled: list[StoryBrief] = field(default_factory=list)             # published after the build's time
+    now: dt.datetime | None = None                                        # the build's time
 
     @property
     def findings(self) -> list[Finding]:
@@ -55,15 +63,20 @@ class Checked:
 
 def check_site(root: Path, drafts: bool = True, base_url: str | None = None, jobs: int = 1, memo: Memo | None = None,
                digests: Mapping[str, str] | None = None, spill: Spill | None = None,
-               progress: Progress | None = None) -> Checked:
+               progress: Progress | None = None, now: dt.datetime | None = None, scheduled: bool = False) -> Checked:
     """Read and check everything. With a memo, `digests` (the digest of each content file, by its path as
-    shown, as a scan found it) says which stories and manifests the memo holds unchanged."""
+    shown, as a scan found it) says which stories and manifests the memo holds unchanged. A story published
+    after `now` (the build's time: the clock when not given) is checked but scheduled: not part of the site
+    unless `scheduled` (the preview shows it)."""
     config, findings = load_config(root / "content" / CONFIG_NAME, base_url, f"content/{CONFIG_NAME}")
     if config is None:
         return Checked(None, Report(sorted(findings), {}))
     digests = digests if memo is not None and digests is not None else {}
-    checked = Checked(config, Report([], {}))
+    checked = Checked(config, Report([], {}), now=now or build_time())
     found = [*findings, *_read_manifests(root, checked, memo, digests)]
+    checked.authors, problems = load_authors(root)
+    found.extend(problems)
+    _read_images(root, checked, memo, digests)
     found.extend(_read_stories(root, checked, memo, digests, jobs, spill, progress))
     for path, shown in page_files(root):
         page, problems = load_page(path, shown, root / "content" / "pages")
@@ -71,14 +84,40 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
         if page is not None:
             checked.pages.append(page)
     members = [record for record in checked.records.values() if record.brief and (drafts or not record.draft)]
-    checked.stories = [record.brief for record in members]
-    site = SiteIndex(config, checked.manifests, checked.stories, pages=checked.pages, root=root,
+    checked.scheduled = [record.brief for record in members if record.brief.published > checked.now]
+    checked.stories = [record.brief for record in members if scheduled or record.brief.published <= checked.now]
+    site = SiteIndex(config, checked.manifests, [record.brief for record in members], pages=checked.pages, root=root,
                      broken=[StoryFile(r.path, "", 0) for r in checked.records.values() if r.brief is None],
-                     config_path=f"content/{CONFIG_NAME}")
+                     config_path=f"content/{CONFIG_NAME}", authors=checked.authors, images=checked.images,
+                     unusable=_unusable(checked.image_records),
+                     drafts=[r.brief for r in checked.records.values() if r.brief and r.draft and not drafts])
     site.repeats = _repeats(root, checked, members, memo)
     report = run_checks(site, found)
     checked.report = report if drafts else _drafts_warn(report, checked.records)
     return checked
+
+
+def _read_images(root: Path, checked: Checked, memo: Memo | None, digests: Mapping[str, str]) -> None:
+    """Every file of content/images/: measured now, or known from the memo when its bytes are the same. What
+    cannot be used is said where a story shows it (LP070), not here."""
+    previous = memo.images if memo else {}
+    for path, src in image_files(root):
+        shown = f"content/images/{src}"
+        before = previous.get(shown)
+        if before is not None and before.digest and before.digest == digests.get(shown):
+            record = before
+        else:
+            found = read_image(path, src)
+            record = ImageRecord(found.digest if isinstance(found, ImageFile) else digests.get(shown, ""), found)
+        checked.image_records[shown] = record
+        if isinstance(record.image, ImageFile):
+            checked.images[src] = record.image
+
+
+def _unusable(records: Mapping[str, ImageRecord]) -> dict[str, str]:
+    """Each image file that cannot be used (by src), and why."""
+    return {shown.removeprefix("content/images/"): record.image for shown, record in records.items()
+            if isinstance(record.image, str)}
 
 
 def _read_manifests(root: Path, checked: Checked, memo: Memo | None, digests: Mapping[str, str]) -> list[Finding]:
@@ -114,7 +153,7 @@ def _read_stories(root: Path, checked: Checked, memo: Memo | None, digests: Mapp
              and record.digest == digests.get(shown) and _same_refs(record, checked.manifests)}
     fresh = [shown for shown in files if shown not in known]
     checked.fresh = set(fresh)
-    reading = Reading(str(root), checked.config, checked.manifests, spill)
+    reading = Reading(str(root), checked.config, checked.manifests, spill, checked.images)
     results = run_all(read_story, reading, fresh, jobs)
     findings: list[Finding] = []
     for done, shown in enumerate(files, start=1):

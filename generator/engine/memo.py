@@ -16,7 +16,7 @@ from pathlib import Path
 
 from ..analysis.similarity import Features
 from ..content.layout import CACHE_DIR, key_of
-from .records import ManifestRecord, StoryRecord
+from .records import ImageRecord, ManifestRecord, StoryRecord
 
 FORMAT = b"ledgerpress-memo-4\n"
 KEY_NAME = "memo-key"
@@ -46,6 +46,7 @@ class Memo:
     related: dict | None = None    # the RelatedIndex.snapshot(), with every story's related stories
     scores: dict[tuple[str, str], float] = field(default_factory=dict)  # LP040's exact scores, by file digests
     search: dict[str, str] = field(default_factory=dict)               # the search index's files and digests
+    images: dict[str, ImageRecord] = field(default_factory=dict)       # image files by path as shown
 
 
 def take(memo: Memo | None, name: str) -> dict | None:

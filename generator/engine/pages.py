@@ -6,8 +6,10 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..content.authors import Author
 from ..content.config import SiteConfig
 from ..content.findings import Finding
+from ..content.images import ImageFile
 from ..content.models import ManifestFile, Page
 from ..output.store import OutputStore, Receipt
 from ..render.teaser import Teaser
@@ -21,9 +23,10 @@ PER_WORKER = 64  # site outputs are quick to make: fewer than this a process are
 
 
 def site_outputs(config: SiteConfig, stories: Sequence[Teaser], manifests: Mapping[str, ManifestFile],
-                 pages: Sequence[Page], story_paths: Sequence[str]) -> list[Output]:
+                 pages: Sequence[Page], story_paths: Sequence[str], authors: Mapping[str, Author] | None = None,
+                 images: Mapping[str, ImageFile] | None = None) -> list[Output]:
     """Every output the producers make; the last ones are told every other output's path."""
-    site = Site(config, stories, manifests, pages)
+    site = Site(config, stories, manifests, pages, authors=authors or {}, images=images or {})
     outputs = [output for produce in PRODUCERS for output in produce(site)]
     site.paths = sorted({*story_paths, *(output.path for output in outputs)})
     outputs.extend(output for produce in LAST for output in produce(site))
@@ -31,12 +34,16 @@ def site_outputs(config: SiteConfig, stories: Sequence[Teaser], manifests: Mappi
 
 
 def site_fingerprint(teasers: Sequence[str], manifests: Mapping[str, ManifestFile], pages: Sequence[Page],
-                     story_paths: Sequence[str], renderer: Renderer) -> str:
-    """All that producers read (every story's teaser, by its digest, every manifest and page, every output path
-    of the stories) and every template: while it stays the same, so do all the site's other outputs."""
+                     story_outputs: Mapping[str, str], renderer: Renderer, authors: Mapping[str, Author] | None = None,
+                     images: Mapping[str, ImageFile] | None = None) -> str:
+    """All that producers read (every story's teaser, by its digest, every manifest, page, author and image,
+    every output of the stories with its digest, which feeds read) and every template: while it stays the
+    same, so do all the site's other outputs."""
     manifest_digests = sorted((i, found.digest) for i, found in manifests.items())
-    return fingerprint(list(teasers), manifest_digests, list(pages), list(story_paths),
-                       renderer.digest(*renderer.templates.list_templates()))
+    return fingerprint(list(teasers), manifest_digests, list(pages), sorted(story_outputs.items()),
+                       renderer.digest(*renderer.templates.list_templates()),
+                       sorted((slug, author.digest) for slug, author in (authors or {}).items()),
+                       sorted((src, image.digest) for src, image in (images or {}).items()))
 
 
 def collisions(outputs: Sequence[Output], taken: Mapping[str, str]) -> list[Finding]:

@@ -8,7 +8,7 @@ import pickle
 import shutil
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -19,7 +19,8 @@ from ..content.body import parse_body
 from ..content.config import SiteConfig
 from ..content.findings import Finding, SourceMap
 from ..content.layout import file_digest
-from ..content.models import FrontMatter, ManifestFile, Story
+from ..content.images import ImageFile
+from ..content.models import FrontMatter, ImageUse, ManifestFile, Story
 from ..content.source import front_matter
 from ..content.stories import load_story
 from ..render.story_view import SectionView, section_rows, sections_of
@@ -98,6 +99,7 @@ class Reading:
     config: SiteConfig
     manifests: Mapping[str, ManifestFile]
     spill: Spill | None
+    images: Mapping[str, ImageFile] = field(default_factory=dict)  # by src: how the body shows each
 
 
 class Read(NamedTuple):
@@ -118,7 +120,7 @@ def read_story(reading: Reading, shown: str) -> Read:
     except OSError as err:
         return Read(StoryRecord(shown, "", {}, [Finding(shown, 1, 1, "LP001", f"cannot read the file: {err.strerror}")]))
     code = file_digest(data)
-    story, findings = load_story(os.path.join(reading.root, shown), shown, data)
+    story, findings = load_story(os.path.join(reading.root, shown), shown, data, reading.config.edition)
     if story is None:
         return Read(StoryRecord(shown, code, {}, findings))
     body = parse_body(story.body, story.body_line)
@@ -129,9 +131,10 @@ def read_story(reading: Reading, shown: str) -> Read:
     refs = {i: _digest(reading.manifests, i) for i in sorted(cited | {entry.manifest for entry in story.meta.ledger})}
     spilled = None
     if reading.spill is not None:
-        rows = section_rows(story, body, reading.manifests)
+        rows = section_rows(story, body, reading.manifests, reading.images, reading.config)
         spilled = reading.spill.put(pickle.dumps((story.meta.model_dump_json(), rows), protocol=pickle.HIGHEST_PROTOCOL))
-    record = StoryRecord(shown, code, refs, [*findings, *local], story.brief(), None, cited, story.meta.draft)
+    shown_images = tuple(ImageUse(src, alt, None, False, line, col) for src, alt, line, col in body.images)
+    record = StoryRecord(shown, code, refs, [*findings, *local], story.brief(shown_images), None, cited, story.meta.draft)
     return Read(record, features(story.body).plain(), spilled)
 
 
@@ -154,12 +157,13 @@ def spilled_story(spill: Spill, spilled: Spilled, shown: str) -> tuple[Story, li
     return story, sections_of(rows)
 
 
-def sections_again(root: str, shown: str, manifests: Mapping[str, ManifestFile]) -> tuple[Story, list[SectionView]]:
+def sections_again(reading: Reading, shown: str) -> tuple[Story, list[SectionView]]:
     """A story read again, with its sections: the memo held it unchanged, but its variants must be made again."""
-    story, _ = load_story(os.path.join(root, shown), shown)
+    story, _ = load_story(os.path.join(reading.root, shown), shown, edition=reading.config.edition)
     if not isinstance(story, Story):
         raise StoryChanged(shown)
-    return story, sections_of(section_rows(story, parse_body(story.body, story.body_line), manifests))
+    body = parse_body(story.body, story.body_line)
+    return story, sections_of(section_rows(story, body, reading.manifests, reading.images, reading.config))
 
 
 class StoryChanged(Exception):

@@ -8,6 +8,7 @@ from typing import Any
 
 from ..analysis.similarity import Features
 from ..content.findings import Finding
+from ..content.images import ImageFile
 from ..content.models import StoryBrief
 
 
@@ -19,6 +20,15 @@ class ManifestRecord:
     digest: str
     id: str | None
     findings: list[Finding]
+
+
+@dataclass
+class ImageRecord:
+    """An image file as measured: its digest ("" when it could not be read and no scan took one) and the
+    ImageFile, or why it cannot be used."""
+
+    digest: str
+    image: ImageFile | str
 
 
 @dataclass

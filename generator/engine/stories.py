@@ -4,12 +4,14 @@ already as they would be made now, and the making of the rest, on every core."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import orjson
 
 from ..analysis.related import RelatedIndex, related_all
+from ..content.authors import Author
 from ..content.config import SiteConfig
+from ..content.images import ImageFile
 from ..content.layout import file_digest
 from ..content.models import ManifestFile
 from ..output.store import OutputStore, Receipt
@@ -21,7 +23,7 @@ from .check import Checked
 from .fingerprint import fingerprint
 from .memo import Memo, take
 from .pool import run_all
-from .read import Spill, Spilled, sections_again, spilled_story
+from .read import Reading, Spill, Spilled, sections_again, spilled_story
 from .records import Rendered, StoryRecord
 
 STORY_TEMPLATES = tuple(f"story.{suffix}" for suffix in Renderer.STORY_VARIANTS)
@@ -30,13 +32,16 @@ STORY_TEMPLATES = tuple(f"story.{suffix}" for suffix in Renderer.STORY_VARIANTS)
 @dataclass(frozen=True)
 class StoryJob:
     """All a story's variants are made from besides site.toml and the story templates: its file and the
-    manifests of its ledger (by digest), its related stories (key, title, URL path), the checks it passed."""
+    manifests of its ledger (by digest), its related stories (key, title, URL path), the checks it passed,
+    its authors' files (slug, digest) and the images it shows (src, alt, digest; the lead image first)."""
 
     path: str
     digest: str
     manifests: tuple[tuple[str, str], ...]
     related: tuple[tuple[str, str, str], ...]
     passed: tuple[str, ...]
+    authors: tuple[tuple[str, str], ...] = ()
+    images: tuple[tuple[str, str, str], ...] = ()
 
 
 def related_stories(checked: Checked, memo: Memo | None) -> tuple[dict[str, list[str]], dict | None]:
@@ -70,8 +75,11 @@ def story_jobs(checked: Checked, related: Mapping[str, list[str]]) -> list[Story
         keys = story.related if story.related is not None else related.get(story.key, [])
         links = tuple((key, by_key[key].title, by_key[key].url_path) for key in keys if key in by_key)
         manifests = tuple((i, code) for i, code in record.refs.items())
+        authors = tuple((slug, checked.authors[slug].digest) for slug in story.authors if slug in checked.authors)
+        images = tuple((use.src, use.alt, checked.images[use.src].digest) for use in story.images
+                       if use.src in checked.images)
         jobs.append(StoryJob(story.path, record.digest, manifests, links,
-                             tuple(checked.report.passed.get(story.path, ()))))
+                             tuple(checked.report.passed.get(story.path, ())), authors, images))
     return jobs
 
 
@@ -87,6 +95,8 @@ class Making:
     store: OutputStore
     spill: Spill | None
     spilled: Mapping[str, Spilled]
+    authors: Mapping[str, Author] = field(default_factory=dict)
+    images: Mapping[str, ImageFile] = field(default_factory=dict)
 
 
 def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
@@ -95,9 +105,10 @@ def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
     if spilled is not None and making.spill is not None:
         story, sections = spilled_story(making.spill, spilled, job.path)
     else:  # the memo held the story unchanged, but its variants must be made again
-        story, sections = sections_again(making.root, job.path, making.manifests)
+        story, sections = sections_again(Reading(making.root, making.config, making.manifests, None, making.images),
+                                         job.path)
     view = story_view(story, sections, making.manifests, making.config, related_views(job.related, making.config),
-                      list(job.passed))
+                      list(job.passed), making.authors, making.images, [(src, alt) for src, alt, _ in job.images])
     receipts = [making.store.put(f"stories/{story.key}/index.{suffix}",
                                  making.renderer.render(f"story.{suffix}", story=view).encode("utf-8"))
                 for suffix in Renderer.STORY_VARIANTS]

@@ -13,7 +13,6 @@ import yaml
 from markupsafe import Markup
 from pydantic import BaseModel
 
-from ..content.config import SiteConfig
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
 
@@ -68,11 +67,6 @@ def month_day_time(value: str) -> str:
     return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).strftime("%m-%d %H:%M")
 
 
-@functools.lru_cache(maxsize=1 << 14)
-def human_time(value: str) -> str:
-    return dt.datetime.fromisoformat(value.replace("Z", "+00:00")).strftime("%Y-%m-%d %H:%M UTC")
-
-
 def to_data(value: Any) -> Any:
     """A model as JSON data (anything else as it is)."""
     return value.model_dump(mode="json", by_alias=True) if isinstance(value, BaseModel) else value
@@ -88,16 +82,3 @@ def json_ld(value: Any) -> Markup:
     """JSON for a <script> element: '<', '>' and '&' escaped so no text can close the element."""
     text = orjson.dumps(to_data(value)).decode("utf-8")  # json.dumps(ensure_ascii=False, separators=(",", ":"))
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
-
-
-def news_article(story: Any, config: SiteConfig) -> dict[str, Any]:
-    """schema.org NewsArticle for a story view, with a citation per manifest."""
-    publisher = {"@type": "Organization", "name": config.title, "url": config.url("/")}
-    return {
-        "@context": "https://schema.org", "@type": "NewsArticle", "headline": story.title,
-        "description": story.description, "url": story.url, "mainEntityOfPage": story.canonical,
-        "datePublished": story.published, "dateModified": story.updated, "inLanguage": config.language,
-        "articleSection": [story.newsroom.name, story.beat.name], "author": publisher, "publisher": publisher,
-        "citation": [{"@type": "CreativeWork", "name": row.title, "url": row.source_url,
-                      "datePublished": row.published, "identifier": row.manifest_id} for row in story.ledger],
-    }

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import ConfigDict, Field
 
 from ..checks import RULES
 from ..checks.support import Evidence as Evidence_
@@ -14,13 +15,18 @@ from ..checks.support import evidence
 from ..checks.waivers import reasons
 from ..content.body import Body, render_block
 from ..content.config import SiteConfig
+from ..content.authors import Author
+from ..content.images import ImageFile
 from ..content.models import ManifestFile, Story
+from .authors import AuthorView, author_views, byline
+from .corrections import CorrectionView, correction_views, last_changed
+from .dates import iso_z, local_day, shown_time
+from .images import ImageView, image_view, img_attributes, renditions
+from .view import View
+
+__all__ = ["View", "iso_z"]  # (manifest_view and others import them from here)
 
 VIEW_VERSION = "1"
-
-
-class View(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
 
 class Term(View):
@@ -142,7 +148,12 @@ class StoryView(View):
     trust: Term
     source_count: int
     cited_manifest_ids: list[str]
+    authors: list[AuthorView]
     byline: str
+    trust_line: str
+    image: ImageView | None
+    images: list[ImageView]
+    corrections: list[CorrectionView]
     key_facts: list[KeyFactView]
     sections: list[SectionView]
     unresolved: list[str]
@@ -157,23 +168,13 @@ class StoryView(View):
     reuse: Reuse
 
 
-def iso_z(moment: dt.datetime) -> str:
-    """UTC, second precision, with a Z: 2026-10-20T12:51:00Z."""
-    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def _updated(story: Story) -> tuple[str, str]:
-    """(updated as ISO text, its date) — the published time when the story says nothing."""
-    value = story.meta.updated
-    if value is None:
-        value = story.meta.published
-    if isinstance(value, dt.datetime):
-        return iso_z(value), value.astimezone(dt.timezone.utc).date().isoformat()
-    return value.isoformat(), value.isoformat()
-
-
-def _edition(story: Story) -> str:
-    return story.meta.edition or story.published_utc.strftime("%Y-%m-%dT%H")
+def edition_of(story: Story, config: SiteConfig) -> str:
+    """The story's edition: its own, else the hour (UTC) or the day (in the site's time zone) it was published."""
+    if story.meta.edition:
+        return story.meta.edition
+    if config.edition == "day":
+        return local_day(story.meta.published, config.timezone)
+    return story.published_utc.strftime("%Y-%m-%dT%H")
 
 
 def ledger_rows(story: Story, manifests: dict[str, ManifestFile], config: SiteConfig) -> list[LedgerRow]:
@@ -208,26 +209,46 @@ def _manifest_row(found: ManifestFile, config: SiteConfig) -> tuple[dict[str, An
 _MANIFEST_ROWS: dict[tuple, tuple[dict[str, Any], dict[str, ClaimView]]] = {}
 
 
-def story_sections(story: Story, body: Body, manifests: dict[str, ManifestFile]) -> list[SectionView]:
+def story_sections(story: Story, body: Body, manifests: dict[str, ManifestFile],
+                   images: Mapping[str, ImageFile] | None = None, config: SiteConfig | None = None) -> list[SectionView]:
     """The body as rendered sections: cite markers numbered by ledger order, titled by their manifest."""
-    return sections_of(section_rows(story, body, manifests))
+    return sections_of(section_rows(story, body, manifests, images, config))
 
 
 SectionRow = tuple[str | None, str | None, list[tuple[str, str, str, list[str], Evidence_]]]
 
 
-def section_rows(story: Story, body: Body, manifests: dict[str, ManifestFile]) -> list[SectionRow]:
+def section_rows(story: Story, body: Body, manifests: dict[str, ManifestFile],
+                 images: Mapping[str, ImageFile] | None = None, config: SiteConfig | None = None) -> list[SectionRow]:
     """story_sections as plain tuples, (title, anchor, [(kind, markdown, html, cites, evidence)]): what a build
-    keeps between reading a story and rendering its page (quicker to make, pickle and load than the models)."""
-    env = {"sources": {}}
+    keeps between reading a story and rendering its page (quicker to make, pickle and load than the models).
+    Images of content/images/ (`images`, by src) are shown at the widths the build writes them in."""
+    env: dict[str, Any] = {"sources": {}}
     for number, entry in enumerate(story.meta.ledger, start=1):
         found = manifests.get(entry.manifest)
         env["sources"][entry.manifest] = (number, found.manifest.title if found else entry.manifest)
+    shown = {src: images[src] for src, *_ in body.images if images and src in images}
+    if shown and config is not None:
+        base_path = urlsplit(config.root_url).path
+        env["images"] = {src: img_attributes(image, config, base_path) for src, image in shown.items()}
+        moved = {src: config.url(renditions(image, config.widths)[-1].path) for src, image in shown.items()}
+    else:
+        moved = {}
     backing = iter(evidence(story, body, manifests))
     return [(section.title, section.anchor,
-             [(block.kind, block.markdown, render_block(block, env), block.cited_ids, next(backing))
+             [(block.kind, _moved(block.markdown, moved), render_block(block, env), block.cited_ids, next(backing))
               for block in section.blocks])
             for section in body.sections]
+
+
+def _moved(markdown: str, moved: Mapping[str, str]) -> str:
+    """A block's Markdown with each image's src (a file of content/images/) replaced by the URL of its widest
+    written file, so that the Markdown variant shows it wherever it is read."""
+    for src, url in moved.items():
+        if src in markdown:
+            markdown = re.sub(rf"(\]\(\s*<?|^\s*\[[^\]]*\]:\s*<?){re.escape(src)}(?=>?(\s|\)|$))",
+                              lambda m: m[1] + url, markdown, flags=re.M)
+    return markdown
 
 
 def sections_of(rows: list[SectionRow]) -> list[SectionView]:
@@ -269,12 +290,14 @@ def checks_line(passed: list[str], waivers: list[Waiver] = ()) -> str:
 
 
 def story_view(story: Story, sections: list[SectionView], manifests: dict[str, ManifestFile], config: SiteConfig,
-               related: list[RelatedView], passed: list[str]) -> StoryView:
-    """Every derived field of one story, computed once for all three variants."""
+               related: list[RelatedView], passed: list[str], authors: Mapping[str, Author] | None = None,
+               images: Mapping[str, ImageFile] | None = None, shown: Iterable[tuple[str, str]] = ()) -> StoryView:
+    """Every derived field of one story, computed once for all three variants. `authors` and `images`: the
+    site's, by slug and by src; `shown`: (src, alt) of each image in the body."""
     meta = story.meta
     url = config.url(story.url_path)
     ledger = ledger_rows(story, manifests, config)
-    updated, last_updated = _updated(story)
+    updated, last_updated = last_changed(story)
     trust = Term(slug=meta.trust, name=config.trust[meta.trust])
     newsroom = Term(slug=meta.newsroom, name=config.newsrooms[meta.newsroom], url=config.url(f"/newsrooms/{meta.newsroom}/"))
     sources = len(ledger)
@@ -282,14 +305,17 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
     ids = [row.manifest_id for row in ledger]
     card = meta.decision_card
     waivers = [Waiver(code=code, rule=rule, reason=reason) for code, rule, reason in reasons(meta.waive)]
+    writers = author_views(meta.authors, authors or {}, config)
+    lead, pictures = _images(story, images or {}, shown, config)
     return StoryView(
         view_version=VIEW_VERSION, title=meta.title, description=meta.description, slug=story.slug,
         path=story.url_path, url=url, canonical=url, published=iso_z(published), updated=updated,
-        last_updated=last_updated, edition=_edition(story), newsroom=newsroom,
+        last_updated=last_updated, edition=edition_of(story, config), newsroom=newsroom,
         beat=Term(slug=meta.beat, name=config.beats[meta.beat], url=config.url(f"/beats/{meta.beat}/")),
-        trust=trust, source_count=sources, cited_manifest_ids=ids,
-        byline=f"{trust.name} · {sources} source{'s' if sources != 1 else ''} · {newsroom.name} · "
-               f"Published {published.strftime('%Y-%m-%d %H:%M')} UTC",
+        trust=trust, source_count=sources, cited_manifest_ids=ids, authors=writers, byline=byline(writers),
+        trust_line=f"{trust.name} · {sources} source{'s' if sources != 1 else ''} · {newsroom.name} · "
+                   f"Published {shown_time(iso_z(published), config.timezone, config.date_format)}",
+        image=lead, images=pictures, corrections=correction_views(story),
         key_facts=[KeyFactView(text=f.text, labels=f.labels, cites=f.cites) for f in meta.key_facts],
         sections=sections, unresolved=list(meta.unresolved),
         decision_card=DecisionCardView(**card.model_dump()) if card else None,
@@ -299,3 +325,20 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
         reuse=Reuse(version=config.reuse.version, text=config.reuse.text, credit=config.reuse.credit,
                     terms_url=config.url(config.reuse.terms_path)),
     )
+
+
+def _images(story: Story, images: Mapping[str, ImageFile], shown: Iterable[tuple[str, str]],
+            config: SiteConfig) -> tuple[ImageView | None, list[ImageView]]:
+    """The lead image, and every image the story shows (the lead image first, each once); an image whose file
+    is missing or unreadable is left out (LP070 reports it)."""
+    given = story.meta.image
+    lead = None
+    if given is not None and given.src in images:
+        lead = image_view(images[given.src], given.alt, given.caption, given.credit, config)
+    views = [lead] if lead else []
+    seen = {given.src} if given else set()
+    for src, alt in shown:
+        if src in images and src not in seen:
+            seen.add(src)
+            views.append(image_view(images[src], alt, None, None, config))
+    return lead, views

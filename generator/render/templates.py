@@ -25,13 +25,13 @@ from markupsafe import Markup
 from ..content.config import SiteConfig
 from ..content.findings import Finding
 from ..content.layout import key_of, template_dirs
+from .dates import ReaderDates, edition_time
+from .structured import news_article, profile_page, source_record, website
 from .formats import (
-    human_time,
     json_ld,
     md_cell,
     md_text,
     month_day_time,
-    news_article,
     to_json,
     yaml_ids,
     yaml_scalar,
@@ -87,9 +87,14 @@ def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any) -> En
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         auto_reload=False,  # the templates are read once, when the build starts
     )
+    dates = ReaderDates(config.timezone, config.date_format, config.day_format)
     env.filters.update(current=current, yaml=yaml_scalar, yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell,
-                       month_day_time=month_day_time, human_time=human_time, tojson_pretty=to_json,
-                       json_ld=json_ld, news_article=lambda story: news_article(story, config))
+                       month_day_time=month_day_time, human_time=dates.time, human_day=dates.day,
+                       edition_time=edition_time, tojson_pretty=to_json, json_ld=json_ld,
+                       news_article=lambda story: news_article(story, config),
+                       profile_page=lambda about: profile_page(about, config),
+                       source_record=lambda manifest: source_record(manifest, config),
+                       website=lambda _: website(config))
     env.globals.update(site=config, base_path=urlsplit(config.root_url).path, nav=nav)
     return env
 

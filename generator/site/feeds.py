@@ -10,7 +10,7 @@ from .. import __version__
 from ..content.config import SiteConfig
 from ..render.formats import to_json
 from ..render.teaser import Teaser
-from .kinds import LIST_KINDS
+from .kinds import LIST_KINDS, Declared
 from .lists import grouped
 from .outputs import SITE_TOML, Output, Site, producer
 from .sitemaps import EPOCH, modified
@@ -52,14 +52,14 @@ def make_feed(stories: Sequence[Teaser], config: SiteConfig, folder: str, title:
                 updated=updated, entries=entries)
 
 
-def site_feeds(stories: Sequence[Teaser], config: SiteConfig) -> Iterator[tuple[str, Feed]]:
+def site_feeds(stories: Sequence[Teaser], config: SiteConfig, declared: Declared) -> Iterator[tuple[str, Feed]]:
     """(folder, feed) for the whole site, then for each declared term of each kind of list with feeds."""
     site = make_feed(stories, config, "/", config.title, config.description or config.title)
     yield "/", site
     for kind in LIST_KINDS:
         if kind.feed:
             found = grouped(stories, kind)
-            for slug, name in kind.terms(config).items():
+            for slug, name in kind.terms(declared).items():
                 folder = f"{kind.prefix}{slug}/"
                 yield folder, make_feed(found.get(slug, []), config, folder, f"{config.title}: {name}",
                                         kind.feed.format(name=name, site=config.title), site.updated)
@@ -68,7 +68,7 @@ def site_feeds(stories: Sequence[Teaser], config: SiteConfig) -> Iterator[tuple[
 @producer()
 def feeds(site: Site) -> Iterator[Output]:
     """feed.xml and feed.json for the site and for every term with a feed."""
-    for folder, feed in site_feeds(site.stories, site.config):
+    for folder, feed in site_feeds(site.stories, site.config, site.declared):
         base = folder.lstrip("/")
         yield Output(base + "feed.xml", SITE_TOML, "feed.xml", {"feed": feed})
         yield Output(base + "feed.json", SITE_TOML, None, {"feed": feed}, make=json_feed)

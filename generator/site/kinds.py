@@ -10,12 +10,26 @@ from dataclasses import dataclass
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+from ..content.authors import Author
 from ..content.config import SiteConfig
+from ..render.dates import shown_time
 
 
-def edition_label(edition: str) -> str:
-    """2026-11-27T10 -> 2026-11-27 10:00 UTC, the way every other time on the site reads."""
-    return f"{edition[:10]} {edition[11:13]}:00 UTC"
+def edition_label(edition: str, config: SiteConfig) -> str:
+    """2026-11-27T10 -> its hour as every other time on the site reads (date_format, in the site's time zone);
+    a day edition -> its day (day_format)."""
+    if len(edition) == 13:
+        return shown_time(f"{edition}:00:00Z", config.timezone, config.date_format)
+    return shown_time(edition, config.timezone, config.day_format)
+
+
+Declared = Mapping[str, Mapping[str, str]]  # where terms are declared -> their slugs and names, in order
+
+
+def declared_terms(config: SiteConfig, authors: Mapping[str, Author] | None = None) -> Declared:
+    """Every place terms are declared: site.toml's tables, and the author files (by slug)."""
+    return {"newsrooms": config.newsrooms, "beats": config.beats,
+            "authors": {slug: authors[slug].meta.name for slug in sorted(authors or {})}}
 
 
 @dataclass(frozen=True)
@@ -24,14 +38,14 @@ class ListKind:
     label: str                  # the kicker above a page's title
     prefix: str                 # a term's pages are at prefix + slug + "/" (then "page/2/", ...)
     field: str                  # the field of a story's view that holds its term ("newsroom.slug")
-    declared: str | None        # the site.toml table declaring the terms (slug = name), in order; None: the
-                                # terms are the values the stories have, newest first
+    declared: str | None        # where the terms are declared (slug = name), in order: a site.toml table, or
+                                # "authors" (content/authors/); None: the values the stories have, newest first
     title: str                  # a page's title: {name} is the term's name
     description: str            # {name}, {site}, {count} and {stories} ("story" or "stories")
     paginated: bool             # page_size stories a page, else all on one page
     feed: str | None            # each term's Atom and JSON feeds have this description ({name}, {site}); None: none
     kicker: str                 # the term a teaser names above its title on these pages
-    term_name: Callable[[str], str] | None = None  # an undeclared term's name, from its value
+    term_name: Callable[[str, SiteConfig], str] | None = None  # an undeclared term's name, from its value
     template: str = "list.html"  # what renders its pages (given `listing`)
 
     @property
@@ -39,9 +53,9 @@ class ListKind:
         """A kind is code: its settings count in every output through the generator's own digest."""
         return self.name
 
-    def terms(self, config: SiteConfig) -> Mapping[str, str]:
-        """The declared terms, slug -> name, in declaration order."""
-        return getattr(config, self.declared) if self.declared else {}
+    def terms(self, declared: Declared) -> Mapping[str, str]:
+        """The declared terms, slug -> name, in declaration order (`declared`: declared_terms())."""
+        return declared.get(self.declared, {}) if self.declared else {}
 
     def describe(self, name: str, config: SiteConfig, count: int) -> str:
         return self.description.format(name=name, site=config.title, count=count,
@@ -50,12 +64,15 @@ class ListKind:
 
 LIST_KINDS = (
     ListKind("edition", "Edition", "/editions/", "edition", None, "Edition of {name}",
-             "The {name} edition of {site}: {count} {stories}.", False, None, "beat", edition_label),
+             "The {name} edition of {site}: {count} {stories}.", False, None, "beat", edition_label,
+             template="edition.html"),
     ListKind("newsroom", "Newsroom", "/newsrooms/", "newsroom.slug", "newsrooms", "{name}",
              "Every story from the {name} newsroom, newest first.", True, "Stories from the {name} newsroom of {site}.",
              "beat"),
     ListKind("beat", "Beat", "/beats/", "beat.slug", "beats", "{name}", "Every story on the {name} beat, newest first.",
              True, None, "newsroom"),
+    ListKind("author", "Author", "/authors/", "authors.slug", "authors", "{name}", "Every story by {name}, newest first.",
+             True, "Stories by {name} in {site}.", "newsroom", template="author.html"),
 )
 KINDS = {kind.name: kind for kind in LIST_KINDS}
 
@@ -103,11 +120,13 @@ class Navigation(NamedTuple):
 
 
 def navigation(config: SiteConfig) -> Navigation:
+    """The links of site.toml's terms (an author's page is reached from their stories, not the navigation)."""
     base = urlsplit(config.root_url).path
+    declared = declared_terms(config)
 
     def link(name: str, path: str) -> NavLink:
         return NavLink(name, base + path, config.url(path))
 
-    lists = {kind.name: [link(name, f"{kind.prefix}{slug}/") for slug, name in kind.terms(config).items()]
+    lists = {kind.name: [link(name, f"{kind.prefix}{slug}/") for slug, name in kind.terms(declared).items()]
              for kind in LIST_KINDS if kind.declared}
     return Navigation(link("Latest", "/"), link("Editions", "/editions/"), lists)

@@ -3,14 +3,17 @@ paginated where the kind is; and the editions the front page shows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+import dataclasses
 from dataclasses import dataclass
 from itertools import groupby
+from typing import Any
 
 from ..content.config import SiteConfig
 from ..render.story_view import Term
 from ..render.teaser import Teaser
-from .kinds import KINDS, LIST_KINDS, ListKind, terms_of
+from ..render.dates import edition_time
+from .kinds import KINDS, LIST_KINDS, Declared, ListKind, terms_of
 
 
 def newest_first(stories: Sequence[Teaser]) -> list[Teaser]:
@@ -39,16 +42,20 @@ class Listing:
     path: str
     stories: list[Teaser]
     pager: Pager | None
+    about: Any = None  # what the page shows about its term above the list (an author's bio), if anything
 
 
 @dataclass(frozen=True)
 class Edition:
-    """The stories of one edition, newest first, as the front page and the editions page show them."""
+    """The stories of one edition, newest first, as the front page and the editions page show them: `total` is
+    how many it has (the front page may show fewer), `time` its start as a datetime attribute."""
 
     id: str
     label: str
     path: str
     stories: list[Teaser]
+    total: int
+    time: str
 
 
 def grouped(stories: Sequence[Teaser], kind: ListKind) -> dict[str, list[Teaser]]:
@@ -60,27 +67,31 @@ def grouped(stories: Sequence[Teaser], kind: ListKind) -> dict[str, list[Teaser]
     return by_term
 
 
-def term_names(kind: ListKind, config: SiteConfig, found: dict[str, list[Teaser]]) -> dict[str, str]:
+def term_names(kind: ListKind, config: SiteConfig, declared: Declared,
+               found: dict[str, list[Teaser]]) -> dict[str, str]:
     """Slug -> name of every term with a page: the declared ones in their order, else those found, newest first."""
     if kind.declared:
-        return dict(kind.terms(config))
-    return {value: kind.term_name(value) if kind.term_name else value for value in sorted(found, reverse=True)}
+        return dict(kind.terms(declared))
+    return {value: kind.term_name(value, config) if kind.term_name else value for value in sorted(found, reverse=True)}
 
 
-def listings(stories: Sequence[Teaser], config: SiteConfig) -> Iterator[Listing]:
-    """Every page of every term of every kind of list."""
+def listings(stories: Sequence[Teaser], config: SiteConfig, declared: Declared,
+             about: Mapping[str, Mapping[str, Any]] | None = None) -> Iterator[Listing]:
+    """Every page of every term of every kind of list; `about`: by kind, by term, what its pages show above
+    their list."""
     for kind in LIST_KINDS:
         found = grouped(stories, kind)
-        for slug, name in term_names(kind, config, found).items():
+        shown = (about or {}).get(kind.name, {})
+        for slug, name in term_names(kind, config, declared, found).items():
             mine = found.get(slug, [])
             term = Term(slug=slug, name=name, url=config.url(f"{kind.prefix}{slug}/"))
             description = kind.describe(name, config, len(mine))
             title = kind.title.format(name=name)
             if not kind.paginated:
-                yield Listing(kind, term, title, description, f"{kind.prefix}{slug}/", mine, None)
+                yield Listing(kind, term, title, description, f"{kind.prefix}{slug}/", mine, None, shown.get(slug))
                 continue
             for path, chunk, pager in paginate(mine, f"{kind.prefix}{slug}/", config.page_size):
-                yield Listing(kind, term, title, description, path, chunk, pager)
+                yield Listing(kind, term, title, description, path, chunk, pager, shown.get(slug))
 
 
 def paginate(stories: list[Teaser], path: str, page_size: int) -> list[tuple[str, list[Teaser], Pager]]:
@@ -92,30 +103,36 @@ def paginate(stories: list[Teaser], path: str, page_size: int) -> list[tuple[str
             for i, chunk in enumerate(chunks)]
 
 
-def term_counts(stories: Sequence[Teaser], config: SiteConfig) -> dict[str, list[tuple[Term, int]]]:
+def term_counts(stories: Sequence[Teaser], config: SiteConfig, declared: Declared) -> dict[str, list[tuple[Term, int]]]:
     """For each kind of list with declared terms, every term with its number of stories, in declaration order."""
     counts = {}
     for kind in LIST_KINDS:
         if kind.declared:
             found = grouped(stories, kind)
             counts[kind.name] = [(Term(slug=slug, name=name, url=config.url(f"{kind.prefix}{slug}/")),
-                                  len(found.get(slug, []))) for slug, name in kind.terms(config).items()]
+                                  len(found.get(slug, []))) for slug, name in kind.terms(declared).items()]
     return counts
 
 
-def editions(stories: Sequence[Teaser]) -> list[Edition]:
+def editions(stories: Sequence[Teaser], config: SiteConfig) -> list[Edition]:
     """Stories grouped by edition, the newest edition first."""
     kind = KINDS["edition"]
     ordered = sorted(newest_first(stories), key=lambda story: story.keys[kind.field], reverse=True)
-    return [Edition(key, kind.term_name(key), f"{kind.prefix}{key}/", newest_first(list(group)))
-            for key, group in groupby(ordered, key=lambda story: story.keys[kind.field])]
+    found = []
+    for key, group in groupby(ordered, key=lambda story: story.keys[kind.field]):
+        mine = newest_first(list(group))
+        found.append(Edition(key, kind.term_name(key, config), f"{kind.prefix}{key}/", mine, len(mine), edition_time(key)))
+    return found
 
 
-def front_editions(all_editions: list[Edition], page_size: int) -> list[Edition]:
-    """Whole editions, newest first, until page_size stories are on the front page (always at least one)."""
+def front_editions(all_editions: list[Edition], size: int) -> list[Edition]:
+    """The newest `size` stories, grouped by edition, newest edition first: the last edition shown may be cut
+    short (its `total` says how many it has, its page shows them all)."""
     shown: list[Edition] = []
+    left = size
     for edition in all_editions:
-        if shown and sum(len(e.stories) for e in shown) + len(edition.stories) > page_size:
+        if left <= 0:
             break
-        shown.append(edition)
+        shown.append(dataclasses.replace(edition, stories=edition.stories[:left]))
+        left -= len(edition.stories)
     return shown

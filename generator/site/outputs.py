@@ -8,9 +8,12 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..content.authors import Author
 from ..content.config import SiteConfig
+from ..content.images import ImageFile
 from ..content.models import ManifestFile, Page
 from ..render.teaser import Teaser
+from .kinds import Declared, declared_terms
 
 SITE_TOML = "content/site.toml"  # what a site-wide output's findings point at
 
@@ -33,14 +36,21 @@ class Output:
 
 @dataclass
 class Site:
-    """What producers read: the site's stories (by path), manifests and plain pages; `paths`, for the producers
-    that run last (sitemaps), is every output the others made, story variants included."""
+    """What producers read: the site's stories (by path), manifests, plain pages, authors (by slug) and images
+    (by src); `paths`, for the producers that run last (sitemaps), is every output the others made, story
+    variants included."""
 
     config: SiteConfig
     stories: Sequence[Teaser]
     manifests: Mapping[str, ManifestFile]
     pages: Sequence[Page]
     paths: Sequence[str] = ()
+    authors: Mapping[str, Author] = field(default_factory=dict)
+    images: Mapping[str, ImageFile] = field(default_factory=dict)
+
+    @property
+    def declared(self) -> Declared:
+        return declared_terms(self.config, self.authors)
 
 
 Producer = Callable[[Site], Iterable[Output]]

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 from ..content.body import render_markdown
 from ..content.config import SiteConfig
 from ..content.models import Page
+from ..render.authors import author_page
 from ..render.formats import to_json
 from ..render.story_view import StoryView
 from ..render.teaser import Teaser
@@ -28,14 +29,15 @@ def _index(path: str) -> str:
 @producer()
 def front_and_lists(site: Site) -> Iterator[Output]:
     """The front page (the newest editions), the editions page, and every page of every list."""
-    config, stories = site.config, site.stories
-    all_editions = editions(stories)
+    config, stories, declared = site.config, site.stories, site.declared
+    all_editions = editions(stories, config)
     links = page_links(site.pages)
     yield Output("index.html", SITE_TOML, "index.html", {
-        "editions": front_editions(all_editions, config.page_size), "pages": links,
-        "terms": term_counts(stories, config)})
+        "editions": front_editions(all_editions, config.front_page_size), "pages": links,
+        "terms": term_counts(stories, config, declared)})
     yield Output("editions/index.html", SITE_TOML, "editions.html", {"editions": all_editions})
-    for listing in listings(stories, config):
+    about = {"author": {slug: author_page(author, config) for slug, author in site.authors.items()}}
+    for listing in listings(stories, config, declared, about):
         yield Output(_index(listing.path), SITE_TOML, listing.kind.template, {"listing": listing})
 
 

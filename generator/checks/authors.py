@@ -1,0 +1,20 @@
+"""LP012: every author a story names has a file, content/authors/<slug>.md."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Iterator
+
+from ..content.findings import Finding
+from . import SiteIndex, rule
+
+
+@rule("LP012", "site", "an author a story names has no file content/authors/<slug>.md")
+def authors_on_file(site: SiteIndex) -> Iterator[Finding]:
+    for story in [*site.stories, *site.drafts]:  # a draft's too: it is about the story itself
+        for i, slug in enumerate(story.authors):
+            if slug not in site.authors:
+                close = difflib.get_close_matches(slug, list(site.authors), n=1)
+                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                yield story.source.finding(("authors", i), "LP012", f"author '{slug}' has no file{hint}: expected "
+                                           f"content/authors/{slug}.md with at least a name, e.g. name: \"Ana Lima\"")

@@ -1,0 +1,91 @@
+"""Image files: content/images/ (PNG, JPEG, WebP or AVIF, in any folder below it), each known by the path a story
+names it by, its bytes' digest and its size as shown (after its EXIF orientation). Pillow reads only a file's
+header here; a file it cannot read, or one too large to decode safely, is named with the reason (LP070)."""
+
+from __future__ import annotations
+
+import os
+import warnings
+from dataclasses import dataclass
+from pathlib import Path
+
+from .layout import file_digest
+
+FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "AVIF": "image/avif"}
+SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".avif")
+MAX_BYTES = 50_000_000    # a larger file is refused unread
+MAX_PIXELS = 40_000_000   # so is one that would decode to more pixels (a 160 MB bitmap)
+_TURNED = (5, 6, 7, 8)    # EXIF orientations that swap width and height
+
+
+@dataclass(frozen=True)
+class ImageFile:
+    """An image of content/images/ that Pillow can read: `src` is its path below content/images/."""
+
+    src: str
+    path: str
+    digest: str
+    width: int
+    height: int
+    format: str
+
+    @property
+    def fingerprint(self) -> str:
+        return self.digest
+
+
+def image_files(root: Path) -> list[tuple[str, str]]:
+    """(path, src) of every image file below content/images/, by src; hidden files and folders are left out."""
+    top = os.path.join(root, "content", "images")
+    found = []
+    for folder, dirs, files in os.walk(top):
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in sorted(files):
+            if not name.startswith(".") and name.lower().endswith(SUFFIXES):
+                path = os.path.join(folder, name)
+                found.append((path, os.path.relpath(path, top).replace(os.sep, "/")))
+    return sorted(found, key=lambda item: item[1])
+
+
+def read_image(path: str, src: str, data: bytes | None = None) -> ImageFile | str:
+    """The image at path (its bytes, if read already), or why it cannot be used."""
+    try:
+        if data is None:
+            if os.path.getsize(path) > MAX_BYTES:
+                return f"is larger than {MAX_BYTES // 1_000_000} MB"
+            with open(path, "rb") as source:
+                data = source.read()
+    except OSError as err:
+        return f"cannot be read ({err.strerror})"
+    return _measured(path, src, data)
+
+
+def _measured(path: str, src: str, data: bytes) -> ImageFile | str:
+    import io
+
+    from PIL import Image, UnidentifiedImageError
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("error", Image.DecompressionBombWarning)
+            with Image.open(io.BytesIO(data)) as image:
+                width, height, kind = image.width, image.height, image.format
+                turned = image.getexif().get(0x0112) in _TURNED
+    except (UnidentifiedImageError, Image.DecompressionBombWarning, Image.DecompressionBombError):
+        return "is not an image file Pillow can read"
+    except (OSError, ValueError, SyntaxError) as err:
+        return f"cannot be read as an image ({err})"
+    if kind not in FORMATS:
+        return f"is {kind or 'an unknown format'}, not PNG, JPEG, WebP or AVIF"
+    if width * height > MAX_PIXELS:
+        return f"is {width} x {height} pixels, more than {MAX_PIXELS // 1_000_000} million"
+    if turned:
+        width, height = height, width
+    return ImageFile(src, path, file_digest(data), width, height, kind)
+
+
+def safe_src(src: str) -> bool:
+    """A src that names a file below content/images/: relative, without '..', a scheme or a backslash."""
+    parts = src.split("/")
+    return bool(src) and not src.startswith("/") and "\\" not in src and ":" not in parts[0] and \
+        not any(part in ("", ".", "..") for part in parts)

@@ -1,0 +1,57 @@
+"""A story's authors as its byline and its author pages show them."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from ..content.authors import Author
+from ..content.body import render_markdown
+from ..content.config import SiteConfig
+from .view import View
+
+
+class AuthorView(View):
+    """An author of a story: slug, name and role, their page on this site (path, url), their own address."""
+
+    slug: str
+    name: str
+    role: str | None
+    path: str
+    url: str
+    profile: str | None
+
+
+class AuthorPage(View):
+    """What an author's page shows above their stories: the author, their bio as HTML, how to reach them."""
+
+    author: AuthorView
+    bio_html: str
+    email: str | None
+
+
+def author_path(slug: str) -> str:
+    return f"/authors/{slug}/"
+
+
+def author_view(author: Author, config: SiteConfig) -> AuthorView:
+    meta = author.meta
+    path = author_path(author.slug)
+    return AuthorView(slug=author.slug, name=meta.name, role=meta.role, path=path, url=config.url(path),
+                      profile=meta.url)
+
+
+def author_views(slugs: Sequence[str], authors: Mapping[str, Author], config: SiteConfig) -> list[AuthorView]:
+    """The story's authors in its order; a slug with no file is left out (LP012 reports it)."""
+    return [author_view(authors[slug], config) for slug in dict.fromkeys(slugs) if slug in authors]
+
+
+def author_page(author: Author, config: SiteConfig) -> AuthorPage:
+    return AuthorPage(author=author_view(author, config), bio_html=render_markdown(author.bio), email=author.meta.email)
+
+
+def byline(authors: Sequence[AuthorView]) -> str:
+    """'By Ana Lima', 'By Ana Lima and Tom Reyes', 'By A, B and C'; nothing without authors."""
+    names = [author.name for author in authors]
+    if not names:
+        return ""
+    return "By " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])

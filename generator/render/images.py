@@ -1,0 +1,97 @@
+"""An image as pages show it: the widths it is written at (image_widths, never wider than the file), their
+content-hashed paths under images/, and the attributes of its <img>. site/images.py writes the same files."""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+from typing import NamedTuple
+
+from ..content.config import SiteConfig
+from ..content.images import FORMATS, ImageFile
+from ..content.layout import key_of
+from ..content.slugs import slugify
+from .view import View
+
+ENCODING = "1"  # bump when the bytes written for the same file and width change (their names must change too)
+SIZES = "(min-width: 44rem) 42rem, calc(100vw - 2rem)"  # the story column: 42rem, or the screen less its margins
+
+
+class Rendition(NamedTuple):
+    """One file written for an image: its path below the site, its size, and the format it is written in."""
+
+    path: str
+    width: int
+    height: int
+    format: str
+
+
+@functools.cache
+def written_format(source: str) -> str:
+    """WebP when this Pillow writes it, else the file's own format (AVIF and WebP files then as PNG)."""
+    from PIL import features
+
+    if features.check("webp"):
+        return "WEBP"
+    return source if source in ("PNG", "JPEG") else "PNG"
+
+
+def renditions(image: ImageFile, widths: list[int]) -> list[Rendition]:
+    """The widths an image is written at: each of `widths` narrower than the file, and the file's own width in
+    place of those wider (an image is never enlarged), narrowest first."""
+    kept = [width for width in widths if width < image.width]
+    if len(kept) < len(widths):
+        kept.append(image.width)
+    kind = written_format(image.format)
+    stem = slugify(posixpath.splitext(posixpath.basename(image.src))[0]) or "image"
+    code = key_of(image.digest, ENCODING, kind)[:12]
+    suffix = {"WEBP": "webp", "PNG": "png", "JPEG": "jpg"}[kind]
+    return [Rendition(f"/images/{stem}-{width}.{code}.{suffix}", width,
+                      max(1, round(image.height * width / image.width)), kind) for width in kept]
+
+
+def media_type(kind: str) -> str:
+    return FORMATS[kind]
+
+
+def img_attributes(image: ImageFile, config: SiteConfig, base_path: str) -> dict[str, str | int]:
+    """The attributes of a body image's <img> (besides alt): the widest file as src, every width in srcset,
+    and the widest one's size, so that the page keeps its place before the image arrives."""
+    made = renditions(image, config.widths)
+    widest = made[-1]
+    return {"src": base_path + widest.path, "srcset": ", ".join(f"{base_path}{r.path} {r.width}w" for r in made),
+            "sizes": SIZES, "width": widest.width, "height": widest.height}
+
+
+class RenditionView(View):
+    """One width of an image: its path below the site and absolute URL, and its size."""
+
+    path: str
+    url: str
+    width: int
+    height: int
+
+
+class ImageView(View):
+    """An image a story shows: what it is (src below content/images/), its alt text, caption and credit, and
+    the files written for it (the widest is `path`, `url`, `width` and `height`)."""
+
+    src: str
+    alt: str
+    caption: str | None
+    credit: str | None
+    type: str
+    path: str
+    url: str
+    width: int
+    height: int
+    renditions: list[RenditionView]
+
+
+def image_view(image: ImageFile, alt: str, caption: str | None, credit: str | None, config: SiteConfig) -> ImageView:
+    made = [RenditionView(path=r.path, url=config.url(r.path), width=r.width, height=r.height)
+            for r in renditions(image, config.widths)]
+    widest = made[-1]
+    return ImageView(src=image.src, alt=alt, caption=caption, credit=credit,
+                     type=media_type(written_format(image.format)), path=widest.path, url=widest.url,
+                     width=widest.width, height=widest.height, renditions=made)
