@@ -225,13 +225,14 @@ def test_random_edits_give_the_same_bytes_as_a_cold_build(site: Path, tmp_path: 
 
 
 def test_an_edit_is_built_from_the_memo(site: Path):
-    """The memo is used: a reworded story renders its own pages again, not every story's."""
+    """The memo is used: a reworded story renders its own pages again, not every story's, and the feeds that
+    carry its body (the site's and its newsroom's, Atom and JSON)."""
     for step in range(4):
         _edit(site, random.Random(step), 100 + step, "add")
     build(site)
     path = site / STORY_PATH
     path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
-    assert "(3 written, " in build(site)
+    assert "(7 written, " in build(site)
 
 
 @pytest.mark.parametrize("relative", [False, True])

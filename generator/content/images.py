@@ -34,6 +34,10 @@ class ImageFile:
         return self.digest
 
 
+class ImageChanged(Exception):
+    """An image file changed while the site was being built: what the build measured is no longer there."""
+
+
 def image_files(root: Path) -> list[tuple[str, str]]:
     """(path, src) of every image file below content/images/, by src; hidden files and folders are left out."""
     top = os.path.join(root, "content", "images")

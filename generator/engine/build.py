@@ -13,6 +13,7 @@ from pathlib import Path
 from jinja2 import TemplateError
 
 from ..content.findings import Finding
+from ..content.images import ImageChanged
 from ..content.manifests import ManifestChanged
 from ..output.store import OutputStore
 from ..render.teaser import Teaser
@@ -97,7 +98,7 @@ def build_site(root: Path, store: OutputStore, options: Options = Options(), mem
                 _make(root, checked, store, spill, options, jobs, memo, memo_key, result, progress)
             except TemplateError as err:
                 _failed(result, template_finding(root, err))
-            except (ManifestChanged, StoryChanged) as err:
+            except (ManifestChanged, StoryChanged, ImageChanged) as err:
                 _failed(result, Finding(str(err), 1, 1, "LP001", "the file changed while the site was being built; "
                                                               "build again"))
     finally:
@@ -165,7 +166,7 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
     if clashes:
         result.findings = [*result.findings, *clashes]
         return {}
-    prints = [output_fingerprint(output, renderer) for output in planned]
+    prints = [output_fingerprint(output, renderer, outputs) for output in planned]
     stale = stale_outputs(planned, prints, memo.pages if memo else {}, store.holds)
     todo = [planned[n] for n in stale]
     renderer.compile(output.template for output in todo if output.template and not output.raw)

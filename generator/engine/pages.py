@@ -59,10 +59,12 @@ def collisions(outputs: Sequence[Output], taken: Mapping[str, str]) -> list[Find
     return findings
 
 
-def output_fingerprint(output: Output, renderer: Renderer) -> str:
-    """All an output is made from (besides site.toml): its template and all that it includes, and its context."""
+def output_fingerprint(output: Output, renderer: Renderer, made: Mapping[str, str]) -> str:
+    """All an output is made from (besides site.toml): its template and all that it includes, its context, and
+    the digests of the outputs it reads (`made`: the story outputs of this build)."""
     template = renderer.digest(output.template) if output.template else ""
-    return fingerprint(output.path, output.template, template, output.raw, output.make, output.view, output.context)
+    return fingerprint(output.path, output.template, template, output.raw, output.make, output.view, output.context,
+                       [(path, made.get(path, "")) for path in output.reads])
 
 
 def stale_outputs(outputs: Sequence[Output], prints: Sequence[str], records: Mapping[str, PageRecord],
@@ -92,9 +94,11 @@ def make_output(making: PageMaking, position: int) -> Receipt:
     elif output.raw:
         text = making.renderer.source(output.template)
     else:
-        context = output.view(making.config, **output.context) if output.view else output.context
+        given = {**output.context, "read": {path: making.store.read(path) for path in output.reads}} \
+            if output.reads else output.context
+        context = output.view(making.config, **given) if output.view else given
         text = making.renderer.render(output.template, **context)
-    return making.store.put(output.path, text.encode("utf-8"))
+    return making.store.put(output.path, text if isinstance(text, bytes) else text.encode("utf-8"))
 
 
 def make_outputs(making: PageMaking, workers: int) -> list[Receipt]:

@@ -8,7 +8,8 @@ TEXT = "text/plain; charset=utf-8"
 TYPES = {".html": "text/html; charset=utf-8", ".json": "application/json", ".md": "text/markdown; charset=utf-8",
          ".xml": "application/xml; charset=utf-8", ".css": "text/css; charset=utf-8", ".txt": TEXT,
          ".js": "text/javascript; charset=utf-8", ".mjs": "text/javascript; charset=utf-8",
-         ".wasm": "application/wasm", ".svg": "image/svg+xml", ".webmanifest": "application/manifest+json"}
+         ".wasm": "application/wasm", ".svg": "image/svg+xml", ".webp": "image/webp",
+         ".webmanifest": "application/manifest+json"}
 NAMED = {"feed.xml": "application/atom+xml; charset=utf-8", "feed.json": "application/feed+json"}
 
 def content_type(path: str) -> str:

@@ -1,7 +1,7 @@
 """The site around the stories: list pages, feeds, manifest pages, sitemaps and the search index."""
 
 # importing the producer modules registers their producers, in the order their outputs are listed
-from . import feeds, manifest_pages, pages, sitemaps  # noqa: E402,F401,I001
+from . import corrections, feeds, images, manifest_pages, pages, sitemaps  # noqa: E402,F401,I001
 from .outputs import LAST, PRODUCERS, Output, Site, producer
 
 __all__ = ["LAST", "PRODUCERS", "Output", "Site", "producer"]

@@ -3,13 +3,15 @@ stories, dated by the stories, never the clock."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
+
+import orjson
 
 from .. import __version__
 from ..content.config import SiteConfig
-from ..render.formats import to_json
-from ..render.teaser import Teaser
+from ..render.teaser import Teaser, as_fields
 from .kinds import LIST_KINDS, Declared
 from .lists import grouped
 from .outputs import SITE_TOML, Output, Site, producer
@@ -67,31 +69,49 @@ def site_feeds(stories: Sequence[Teaser], config: SiteConfig, declared: Declared
 
 @producer()
 def feeds(site: Site) -> Iterator[Output]:
-    """feed.xml and feed.json for the site and for every term with a feed."""
+    """feed.xml and feed.json for the site and for every term with a feed: each entry's content is its story
+    whole, read from the story's index.json."""
     for folder, feed in site_feeds(site.stories, site.config, site.declared):
         base = folder.lstrip("/")
-        yield Output(base + "feed.xml", SITE_TOML, "feed.xml", {"feed": feed})
-        yield Output(base + "feed.json", SITE_TOML, None, {"feed": feed}, make=json_feed)
+        reads = tuple(_data_path(story) for story in feed.entries)
+        yield Output(base + "feed.xml", SITE_TOML, "feed.xml", {"feed": feed}, view=feed_view, reads=reads)
+        yield Output(base + "feed.json", SITE_TOML, "feed.json", {"feed": feed}, view=json_feed_view, reads=reads)
 
 
-def json_feed(config: SiteConfig, feed: Feed) -> str:
-    """JSON Feed 1.1; ledgerpress's own fields go under `_ledgerpress`, as the spec asks of extensions."""
+def _data_path(story: Teaser) -> str:
+    return story.path.lstrip("/") + "index.json"
+
+
+def feed_view(config: SiteConfig, feed: Feed, read: Mapping[str, bytes] | None = None) -> dict[str, Any]:
+    """The feed and each entry's whole story (its index.json, in `read`: none when the feed has no entry), by path."""
+    return {"feed": feed, "bodies": {story.path: as_fields(orjson.loads(read[_data_path(story)]))
+                                     for story in feed.entries} if read else {}}
+
+
+def json_feed_view(config: SiteConfig, feed: Feed, read: Mapping[str, bytes] | None = None) -> dict[str, Any]:
+    """JSON Feed 1.1 as data, less each item's content_html (feed.json adds it from _entry.html); ledgerpress's
+    own fields go under `_ledgerpress`, as the spec asks of extensions."""
     author = {"name": config.title, "url": config.url("/")}
-    return to_json({
+    document = {
         "version": JSON_FEED_VERSION, "title": feed.title, "home_page_url": feed.home_url, "feed_url": feed.json_url,
-        "description": feed.description, "language": config.language, "authors": [author],
-        "items": [_json_item(story, author) for story in feed.entries],
-    })
+        "description": feed.description, "icon": config.url("/favicon.svg"), "language": config.language,
+        "authors": [author], "items": [_json_item(story, author) for story in feed.entries],
+    }
+    return {**feed_view(config, feed, read), "document": document}
 
 
 def _json_item(story: Teaser, author: dict) -> dict:
-    return {
+    found = {
         "id": story.url, "url": story.url, "title": story.title, "summary": story.description,
-        "content_text": f"{story.description}\n\n{story.byline}", "date_published": story.published,
-        "date_modified": modified(story), "authors": [author], "tags": [story.newsroom.name, story.beat.name],
-        "_ledgerpress": {
-            "newsroom": story.newsroom.slug, "beat": story.beat.slug, "trust": story.trust.slug,
-            "edition": story.edition, "source_count": story.source_count,
-            "cited_manifest_ids": story.cited_manifest_ids, "json": story.links.json_, "markdown": story.links.markdown,
-        },
+        "date_published": story.published, "date_modified": modified(story),
+        "authors": [{"name": person.name, "url": person.url} for person in story.authors] or [author],
+        "tags": [story.newsroom.name, story.beat.name],
     }
+    if story.image:
+        found["image"] = story.image.url
+    found["_ledgerpress"] = {
+        "newsroom": story.newsroom.slug, "beat": story.beat.slug, "trust": story.trust.slug,
+        "edition": story.edition, "source_count": story.source_count,
+        "cited_manifest_ids": story.cited_manifest_ids, "json": story.links.json_, "markdown": story.links.markdown,
+    }
+    return found

@@ -79,7 +79,8 @@ KINDS = {kind.name: kind for kind in LIST_KINDS}
 
 # What orders stories and places them on the site's pages: kept apart from a story's JSON, so that planning
 # the pages of thousands of stories never parses it.
-KEY_FIELDS = ("path", "published", "updated", "edition", "cited_manifest_ids", *(kind.field for kind in LIST_KINDS))
+KEY_FIELDS = ("path", "published", "updated", "edition", "cited_manifest_ids", "images.src", "corrections.date",
+              *(kind.field for kind in LIST_KINDS))
 
 
 def story_keys(data: Mapping[str, Any]) -> dict[str, Any]:

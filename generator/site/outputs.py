@@ -22,16 +22,19 @@ SITE_TOML = "content/site.toml"  # what a site-wide output's findings point at
 class Output:
     """One file of the site: where it goes, the source its findings point at, and how it is made: `template`
     rendered with `context`, or with what `view(config, **context)` makes of it, or (`raw`) copied as it is;
-    or, without a template, `make(config, **context)`. `context` is all it is made from besides the templates
-    and site.toml: the engine makes the output again exactly when the context's fingerprint moves."""
+    or, without a template, `make(config, **context)` (text, or bytes: an image). `context` is all it is made
+    from besides the templates, site.toml and `reads`: the engine makes the output again exactly when the
+    context's fingerprint moves. `reads` names story outputs it is made from too (a feed: its stories'
+    index.json): their digests count in its fingerprint, and `view` is given their bytes as `read`."""
 
     path: str
     source: str
     template: str | None
     context: dict[str, Any] = field(default_factory=dict)
-    make: Callable[..., str] | None = None
+    make: Callable[..., str | bytes] | None = None
     view: Callable[..., dict[str, Any]] | None = None
     raw: bool = False
+    reads: tuple[str, ...] = ()
 
 
 @dataclass

@@ -43,11 +43,12 @@ def front_and_lists(site: Site) -> Iterator[Output]:
 
 @producer()
 def plain_pages(site: Site) -> Iterator[Output]:
-    """The pages from content/pages/, the search page, 404.html and the stylesheet."""
+    """The pages from content/pages/, the search page, 404.html, the stylesheet and the icon."""
     links = page_links(site.pages)
     yield Output("404.html", "templates/404.html", "404.html", {"pages": links})
     yield Output(_index(SEARCH_PATH), "templates/search.html", "search.html", {"path": SEARCH_PATH})
     yield Output("style.css", "templates/style.css", "style.css", raw=True)
+    yield Output("favicon.svg", "templates/favicon.svg", "favicon.svg", raw=True)
     for page in sorted(site.pages, key=lambda p: p.url_path):
         html = render_markdown(page.body)
         yield Output(_index(page.url_path), page.path, "page.html", {"page": {

@@ -1,0 +1,31 @@
+"""HTML made to stand on its own away from its page (in a feed reader): every link and image address in it
+absolute, resolved against the page it comes from."""
+
+from __future__ import annotations
+
+import html
+import re
+from urllib.parse import urljoin
+
+from markupsafe import Markup
+
+_ADDRESS = re.compile(r'\b(href|src)="([^"]*)"')
+_SOURCES = re.compile(r'\bsrcset="([^"]*)"')
+
+
+def absolute_urls(fragment: str, page_url: str) -> Markup:
+    """The fragment (our own rendered HTML, every attribute double-quoted) with href, src and srcset resolved
+    against page_url: `#manifest-1` becomes page_url + `#manifest-1`, `/images/a.webp` the site's address."""
+
+    def address(found: re.Match) -> str:
+        url = urljoin(page_url, html.unescape(found[2]))
+        return f'{found[1]}="{html.escape(url, quote=True)}"'
+
+    def sources(found: re.Match) -> str:
+        parts = []
+        for item in html.unescape(found[1]).split(","):
+            url, _, size = item.strip().partition(" ")
+            parts.append(f"{urljoin(page_url, url)} {size}".strip())
+        return f'srcset="{html.escape(", ".join(parts), quote=True)}"'
+
+    return Markup(_SOURCES.sub(sources, _ADDRESS.sub(address, str(fragment))))

@@ -1,0 +1,66 @@
+"""corrections/: every correction of every story, newest first (paginated like a list), and its Atom feed,
+corrections/feed.xml: a reader following it learns of each correction as it is published."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
+
+from ..render.teaser import Teaser
+from .lists import Pager, paginate
+from .outputs import SITE_TOML, Output, Site, producer
+from .sitemaps import EPOCH, modified
+
+PATH = "/corrections/"
+FEED_SIZE = 50
+
+
+@dataclass(frozen=True)
+class CorrectionEntry:
+    """One correction and the story it corrects: `date` as ISO 8601 (a day or a UTC time), `moment` as a UTC
+    time (a day is its first moment), `url` the correction on the story's page."""
+
+    story: Teaser
+    number: int
+    anchor: str
+    date: str
+    moment: str
+    text: str
+    manifest_id: str | None
+
+    @property
+    def url(self) -> str:
+        return f"{self.story.url}#{self.anchor}"
+
+
+@dataclass(frozen=True)
+class CorrectionsPage:
+    path: str
+    entries: list[CorrectionEntry]
+    pager: Pager
+
+
+def corrections(stories: Sequence[Teaser]) -> list[CorrectionEntry]:
+    """Every correction of these stories, newest first (the story's URL, then its number, break ties). Only
+    the stories whose keys show a correction are read."""
+    found = []
+    for story in stories:
+        if story.keys["corrections.date"]:
+            for item in story.corrections:
+                moment = item.date if len(item.date) > 10 else f"{item.date}T00:00:00Z"
+                found.append(CorrectionEntry(story, item.number, item.anchor, item.date, moment, item.text,
+                                             item.manifest_id))
+    return sorted(found, key=lambda entry: (entry.moment, entry.story.path, entry.number), reverse=True)
+
+
+@producer()
+def corrections_pages(site: Site) -> Iterator[Output]:
+    """corrections/ (page/2/, … after page_size corrections) and corrections/feed.xml."""
+    entries = corrections(site.stories)
+    for path, chunk, pager in paginate(entries, PATH, site.config.page_size):
+        yield Output(path.lstrip("/") + "index.html", SITE_TOML, "corrections.html",
+                     {"page": CorrectionsPage(path, chunk, pager)})
+    newest = max((modified(story) for story in site.stories), default=EPOCH)
+    updated = entries[0].moment if entries else newest
+    yield Output(PATH.lstrip("/") + "feed.xml", SITE_TOML, "corrections.xml",
+                 {"entries": entries[:FEED_SIZE], "updated": updated})

@@ -1,0 +1,55 @@
+"""images/: every image a built story shows, written at each of its widths (render/images.py names them) with
+Pillow: turned upright by its EXIF orientation, its metadata left behind, WebP where this Pillow writes it."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+
+from ..content.config import SiteConfig
+from ..content.images import ImageChanged, ImageFile
+from ..content.layout import file_digest
+from ..render.images import renditions
+from .outputs import Output, Site, producer
+
+QUALITY = 82  # lossy WebP and JPEG: photographs; a PNG is written losslessly (charts keep their edges)
+
+
+@producer()
+def images(site: Site) -> Iterator[Output]:
+    """Each width of each image the site's stories show, once, however many stories show it."""
+    shown = sorted({src for story in site.stories for src in story.keys["images.src"]} & site.images.keys())
+    made: set[str] = set()
+    for src in shown:
+        image = site.images[src]
+        for rendition in renditions(image, site.config.widths):
+            if rendition.path not in made:  # two files with the same bytes share their names
+                made.add(rendition.path)
+                yield Output(rendition.path.lstrip("/"), f"content/images/{src}", None,
+                             {"image": image, "width": rendition.width, "height": rendition.height,
+                              "kind": rendition.format}, make=write_rendition)
+
+
+def write_rendition(config: SiteConfig, image: ImageFile, width: int, height: int, kind: str) -> bytes:
+    """The image at this size in this format; the file must still be the one the build measured."""
+    from PIL import Image, ImageOps
+
+    with open(image.path, "rb") as source:
+        data = source.read()
+    if file_digest(data) != image.digest:
+        raise ImageChanged(f"content/images/{image.src}")
+    with Image.open(io.BytesIO(data)) as opened:
+        picture = ImageOps.exif_transpose(opened)
+        alpha = picture.mode in ("RGBA", "LA", "PA") or "transparency" in picture.info
+        picture = picture.convert("RGBA" if alpha and kind != "JPEG" else "RGB")
+        if picture.size != (width, height):
+            picture = picture.resize((width, height), Image.Resampling.LANCZOS)
+        out = io.BytesIO()
+        if kind == "WEBP":
+            lossless = image.format == "PNG"
+            picture.save(out, "WEBP", lossless=lossless, quality=100 if lossless else QUALITY, method=4, exact=False)
+        elif kind == "JPEG":
+            picture.save(out, "JPEG", quality=QUALITY, optimize=True, progressive=True)
+        else:
+            picture.save(out, "PNG", optimize=True)
+    return out.getvalue()
