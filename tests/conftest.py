@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -178,9 +179,9 @@ class Built:
 
 
 def build_in_memory(root: Path, drafts: bool = False, base_url: str | None = None, jobs: int | None = None,
-                    search: bool = True) -> Built:
+                    search: bool = True, now: dt.datetime | None = None) -> Built:
     store = MemoryStore()
-    result = build_site(root, store, Options(drafts, base_url, jobs, search))
+    result = build_site(root, store, Options(drafts, base_url, jobs, search, now))
     if result.ok:
         store.commit(result.outputs)
     return Built(result, store.files)

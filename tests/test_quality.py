@@ -9,6 +9,7 @@ import http.server
 import json
 import re
 import shutil
+import sqlite3
 import subprocess
 import threading
 from pathlib import Path
@@ -71,10 +72,15 @@ def page_types(public: Path) -> dict[str, str]:
         return "/" + found[0].relative_to(public).as_posix().removesuffix("index.html")
 
     second = first("newsrooms/*/page/2/index.html")
+    pictured = sorted(path for path in public.glob("stories/*/*/index.json")
+                      if json.loads(path.read_text(encoding="utf-8"))["image"])
+    assert pictured, "the demo has no story with a lead image"
     types = {
         "front": "/", "editions": "/editions/", "edition": first("editions/*/index.html"),
         "newsroom": second.removesuffix("page/2/"), "newsroom-page-2": second, "beat": first("beats/*/index.html"),
         "story": first("stories/*/*/index.html"), "page": first("terms/*/index.html"),
+        "story-lead-image": "/" + pictured[0].parent.relative_to(public).as_posix() + "/",
+        "author": first("authors/*/index.html"), "corrections": "/corrections/",
         "search": "/search/", "404": "/404.html",
     }
     if list(public.glob("manifests/*/index.html")):
@@ -215,12 +221,12 @@ def test_search_index_was_built_into_public(public):
 # 9. Feeds and sitemaps ------------------------------------------------------------------------------------
 
 def _feeds(public: Path, name: str) -> list[Path]:
-    return [public / name, *sorted(public.glob(f"newsrooms/*/{name}"))]
+    return [public / name, *sorted(public.glob(f"newsrooms/*/{name}")), *sorted(public.glob(f"authors/*/{name}"))]
 
 
 def test_atom_feeds_validate_against_rfc_4287(public):
     assert shutil.which("jing"), "jing is missing: apt-get install jing"
-    feeds = _feeds(public, "feed.xml")
+    feeds = [*_feeds(public, "feed.xml"), public / "corrections" / "feed.xml"]
     run = subprocess.run(["jing", "-c", str(SCHEMAS / "atom.rnc"), *map(str, feeds)], capture_output=True, text=True,
                          timeout=120)
     assert run.returncode == 0, run.stdout + run.stderr
@@ -237,6 +243,43 @@ def test_atom_feeds_parse_and_name_an_author(public):
         for entry, parsed_entry in zip(entries, parsed.entries):
             assert parsed_entry.id == entry.findtext(f"{ATOM}id") and parsed_entry.summary
             assert len(entry.findall(f"{ATOM}category")) == 2
+
+
+def test_feedparser_reads_the_story_whole_and_opens_the_html_page(public, config):
+    for path in _feeds(public, "feed.xml") + sorted(public.glob("authors/*/feed.xml")):
+        parsed = feedparser.parse(path.read_bytes())
+        assert parsed.feed.link.endswith("/") and not parsed.feed.link.endswith("feed.json"), path
+        for entry in parsed.entries:
+            assert entry.link == entry.id and entry.link.endswith("/"), (path, entry.link)
+            body = entry.content[0]
+            assert body.type == "text/html" and "<h2>" in body.value and "#manifest-" in body.value, (path, entry.link)
+            assert entry.authors, (path, entry.link)
+
+
+def _newsboat_urls(server: str, feed: str, tmp_path: Path) -> tuple[list[str], list[str]]:
+    """Debian's newsboat reads one feed into a cache of its own: (each item's URL, the feed's home URL)."""
+    assert shutil.which("newsboat"), "newsboat is missing: apt-get install newsboat (see .ci/run)"
+    folder = tmp_path / feed.strip("/").replace("/", "-")
+    folder.mkdir()
+    (folder / "urls").write_text(f"{server}/{feed}\n")
+    run = subprocess.run(["newsboat", "-u", str(folder / "urls"), "-c", str(folder / "cache.db"), "-x", "reload"],
+                         capture_output=True, text=True, timeout=120, env={"HOME": str(folder), "PATH": "/usr/bin:/bin"})
+    assert run.returncode == 0, run.stdout + run.stderr
+    with sqlite3.connect(folder / "cache.db") as cache:
+        items = [row[0] for row in cache.execute("SELECT url FROM rss_item ORDER BY id")]
+        homes = [row[0] for row in cache.execute("SELECT url FROM rss_feed")]
+    return items, homes
+
+
+def test_newsboat_opens_the_html_page_of_every_entry(public, server, config, tmp_path):
+    author = sorted(public.glob("authors/*/feed.xml"))[0].relative_to(public).as_posix()
+    for feed in ("feed.xml", "newsrooms/city-desk/feed.xml", author):
+        items, homes = _newsboat_urls(server, feed, tmp_path)
+        assert items and all(url.startswith(config.url("/stories/")) and url.endswith("/") for url in items), items
+        assert homes == [config.url("/" + feed.removesuffix("feed.xml"))]
+    items, homes = _newsboat_urls(server, "corrections/feed.xml", tmp_path)
+    assert items and all(re.search(r"/#correction-\d+$", url) for url in items), items
+    assert homes == [config.url("/corrections/")]
 
 
 def test_json_feeds_validate_against_json_feed_1_1(public):

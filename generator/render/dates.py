@@ -7,6 +7,8 @@ import datetime as dt
 import functools
 import zoneinfo
 
+from markupsafe import Markup, escape
+
 
 @functools.lru_cache(maxsize=1 << 14)  # pages repeat the same times (a story's, a manifest's) many times
 def shown_time(value: str, zone: str = "UTC", pattern: str = "%Y-%m-%d %H:%M %Z") -> str:
@@ -30,6 +32,12 @@ def local_day(moment: dt.datetime, zone: str) -> str:
 def edition_time(edition: str) -> str:
     """An edition's start as a datetime attribute: 2026-11-27T10 -> 2026-11-27T10:00Z; a day stays a day."""
     return f"{edition}:00Z" if len(edition) == 13 else edition
+
+
+def unbroken(label: str) -> Markup:
+    """A date for a heading: each of its words kept whole (a line may end between "Wednesday" and "25", never
+    inside "2026-11-25" or "14:00")."""
+    return Markup(" ").join(Markup('<span class="nobr">%s</span>') % escape(word) for word in str(label).split())
 
 
 class ReaderDates:

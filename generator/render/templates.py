@@ -25,7 +25,7 @@ from markupsafe import Markup
 from ..content.config import SiteConfig
 from ..content.findings import Finding
 from ..content.layout import key_of, template_dirs
-from .dates import ReaderDates, edition_time
+from .dates import ReaderDates, edition_time, unbroken
 from .links import absolute_urls
 from .structured import news_article, profile_page, source_record, website
 from .formats import (
@@ -91,7 +91,7 @@ def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any) -> En
     dates = ReaderDates(config.timezone, config.date_format, config.day_format)
     env.filters.update(current=current, yaml=yaml_scalar, yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell,
                        month_day_time=month_day_time, human_time=dates.time, human_day=dates.day,
-                       edition_time=edition_time, tojson_pretty=to_json, json_ld=json_ld, absolute_urls=absolute_urls,
+                       edition_time=edition_time, unbroken=unbroken, tojson_pretty=to_json, json_ld=json_ld, absolute_urls=absolute_urls,
                        news_article=lambda story: news_article(story, config),
                        profile_page=lambda about: profile_page(about, config),
                        source_record=lambda manifest: source_record(manifest, config),

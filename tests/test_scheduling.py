@@ -1,0 +1,120 @@
+"""Scheduled stories: published after the build's time (--now, else SOURCE_DATE_EPOCH, else the clock), they are
+checked but not built; the summary says how many and when the next is due; a build at or after that time
+publishes them; the same input and the same --now give the same bytes; the preview shows them under a banner."""
+
+from __future__ import annotations
+
+import datetime as dt
+import http.client
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from generator.cli import cli
+from generator.engine.clock import BadTime, build_time
+from generator.serve import Preview
+from tests.conftest import write_tree
+from tests.test_site import story_file
+
+LATER_PATH, LATER = story_file(1, 28, 6)  # 2026-11-28T06:00:00Z
+LATER_URL = "stories/2026-11-28/the-birch-report-reaches-the-council/"
+
+
+def _build(site: Path, *extra: str, env: dict[str, str] | None = None):
+    return CliRunner().invoke(cli, ["build", "--root", str(site), "--no-search", *extra], env=env)
+
+
+def test_the_build_time_comes_from_now_then_the_environment_then_the_clock():
+    epoch = {"SOURCE_DATE_EPOCH": "1795262400"}
+    assert build_time("2026-11-28T07:00:00+01:00", epoch) == dt.datetime(2026, 11, 28, 6, tzinfo=dt.timezone.utc)
+    assert build_time("2026-11-28T06:00", {}) == dt.datetime(2026, 11, 28, 6, tzinfo=dt.timezone.utc)  # UTC
+    assert build_time(None, epoch) == dt.datetime(2026, 11, 21, 12, tzinfo=dt.timezone.utc)
+    before = dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+    assert before <= build_time(None, {}) <= dt.datetime.now(dt.timezone.utc)
+    with pytest.raises(BadTime, match="--now 'soon' is not an ISO 8601 date and time"):
+        build_time("soon", {})
+    with pytest.raises(BadTime, match="SOURCE_DATE_EPOCH '1.5e9' is not a whole number"):
+        build_time(None, {"SOURCE_DATE_EPOCH": "1.5e9"})
+
+
+def test_a_scheduled_story_is_absent_then_present_with_now(site: Path):
+    write_tree(site, {LATER_PATH: LATER})
+    early = _build(site, "--now", "2026-11-27T12:00:00Z")
+    assert early.exit_code == 0, early.output
+    assert not (site / "public" / LATER_URL).exists()
+    assert ("1 story scheduled, not built yet; the next, content/stories/2026-11-28/the-birch-report-reaches-the-"
+            "council.md, is due at 2026-11-28T06:00:00Z") in early.stderr
+    assert "built 1 stories" in early.stderr
+    assert "/stories/2026-11-28/" not in (site / "public" / "feed.xml").read_text()
+    again = _build(site, "--now", "2026-11-28T05:59:59Z")
+    assert "up to date" in again.stderr  # nothing fell due yet
+    due = _build(site, "--now", "2026-11-28T06:00:00Z")
+    assert due.exit_code == 0 and "built 2 stories" in due.stderr and "story scheduled" not in due.stderr
+    assert (site / "public" / LATER_URL / "index.html").is_file()
+    assert "/stories/2026-11-28/" in (site / "public" / "feed.xml").read_text()
+    back = _build(site, "--now", "2026-11-27T12:00:00Z")  # a time before a story built: it is scheduled again
+    assert "built 1 stories" in back.stderr and not (site / "public" / LATER_URL).exists()
+
+
+def test_source_date_epoch_is_the_build_time_without_now(site: Path):
+    write_tree(site, {LATER_PATH: LATER})
+    assert "1 story scheduled" in _build(site, env={"SOURCE_DATE_EPOCH": "1795262400"}).stderr  # 2026-11-21
+    result = _build(site, "--force", env={"SOURCE_DATE_EPOCH": str(int(dt.datetime(2026, 11, 29).timestamp()))})
+    assert "built 2 stories" in result.stderr and "story scheduled" not in result.stderr
+
+
+def test_a_bad_time_stops_the_build_with_what_is_expected(site: Path):
+    result = _build(site, "--now", "next tuesday")
+    assert result.exit_code == 2 and "--now 'next tuesday' is not an ISO 8601 date and time" in result.output
+    result = _build(site, env={"SOURCE_DATE_EPOCH": "yesterday"})
+    assert result.exit_code == 2 and "SOURCE_DATE_EPOCH 'yesterday' is not a whole number" in result.output
+    checked = CliRunner().invoke(cli, ["check", "--root", str(site)], env={"SOURCE_DATE_EPOCH": "x"})
+    assert checked.exit_code == 2 and checked.exception is None or isinstance(checked.exception, SystemExit)
+
+
+def test_the_same_input_and_now_give_the_same_bytes(site: Path, tmp_path: Path):
+    write_tree(site, {LATER_PATH: LATER})
+    outputs = []
+    for name in ("one", "two"):
+        out = tmp_path / name
+        assert _build(site, "--force", "--now", "2026-11-27T12:00:00Z", "--out", str(out)).exit_code == 0
+        outputs.append({p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()})
+    assert outputs[0] == outputs[1]
+
+
+def test_check_counts_scheduled_stories_and_checks_them(site: Path):
+    write_tree(site, {LATER_PATH: LATER.replace("trust: reported", "trust: rumoured")})
+    result = CliRunner().invoke(cli, ["check", "--root", str(site)], env={"SOURCE_DATE_EPOCH": "1795262400"})
+    assert result.exit_code == 1 and " LP010 trust 'rumoured'" in result.stdout  # errors in it are errors
+    assert "2 stories (1 scheduled)" in result.stderr
+
+
+def test_the_demo_holds_a_story_scheduled_after_its_last_edition():
+    from generator.engine.check import check_site
+
+    checked = check_site(Path(__file__).resolve().parent.parent, drafts=False,
+                         now=dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc))
+    assert checked.findings == [] and len(checked.scheduled) == 1
+    assert max(story.published for story in checked.stories) < checked.scheduled[0].published
+
+
+def test_the_preview_shows_a_scheduled_story_under_a_banner(site: Path, monkeypatch: pytest.MonkeyPatch):
+    monkeypatch.setenv("SOURCE_DATE_EPOCH", "1795262400")  # 2026-11-21T12:00:00Z: the later story waits
+    write_tree(site, {LATER_PATH: LATER})
+    preview = Preview(site, "127.0.0.1", 0)
+    preview.start()
+    try:
+        assert preview.wait_for(1, 30).files is not None
+        host, port = preview.server.server_address[:2]
+        pages = {}
+        for path in (f"/{LATER_URL}", "/stories/2026-11-21/council-funds-the-quay-street-busway/"):
+            connection = http.client.HTTPConnection(host, port, timeout=30)
+            connection.request("GET", path)
+            pages[path] = connection.getresponse().read().decode()
+            connection.close()
+    finally:
+        preview.close()
+    scheduled, published = pages.values()
+    assert 'id="ledgerpress-scheduled"' in scheduled and "2026-11-28 06:00 UTC" in scheduled
+    assert "ledgerpress-scheduled" not in published
