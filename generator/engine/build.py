@@ -68,6 +68,7 @@ class BuildResult:
     seconds: float = 0.0
     memo: Memo | None = None
     site: str = ""
+    reads: list[str] = field(default_factory=list)  # the story outputs the site's other outputs read
     scheduled: list[tuple[str, str, dt.datetime]] = field(default_factory=list)  # (path, URL path, time), soonest first
     newest: dt.datetime | None = None  # the latest published time of a story built: a build before it differs
 
@@ -146,26 +147,35 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     kept_scores = {pair: score for pair, score in checked.scores.items()
                    if set(pair) <= {record.digest for record in records.values()}}
     result.memo = Memo(memo_key[0], memo_key[1], checked.manifest_records, records, pages, result.site,
-                       checked.repeats, related_kept, kept_scores, search, checked.image_records)
+                       checked.repeats, related_kept, kept_scores, search, checked.image_records, result.reads)
 
 
 def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, stories: list[Rendered], outputs: dict[str, str], sources: dict[str, str], memo: Memo | None,
                 jobs: int, result: BuildResult) -> dict[str, PageRecord]:
     """The site's other outputs: made when what they are made from moved; their records, by path."""
     config = checked.config
-    result.site = site_fingerprint([story.teaser_digest for story in stories], checked.manifests, checked.pages,
-                                   outputs, renderer, checked.authors, checked.images)
-    if (memo is not None and memo.site == result.site
+    teasers = [story.teaser_digest for story in stories]
+
+    def read_from(reads: list[str]) -> str:
+        """The fingerprint of all producers read, with the digests of these story outputs (a feed reads the
+        index.json of its entries: which ones, only a change of teasers can change)."""
+        return site_fingerprint(teasers, checked.manifests, checked.pages, sorted(outputs),
+                                [(path, outputs.get(path, "")) for path in reads], renderer, checked.authors,
+                                checked.images)
+
+    if (memo is not None and memo.site == read_from(memo.reads)
             and all(store.holds(path, page.digest) for path, page in memo.pages.items())):
+        result.site, result.reads = memo.site, memo.reads
         outputs.update((path, page.digest) for path, page in memo.pages.items())
         return memo.pages  # nothing any producer reads moved since the last build, which made them all
-    teasers = [Teaser(story.teaser, story.teaser_digest, story.keys) for story in stories]
-    planned = site_outputs(config, teasers, checked.manifests, checked.pages, sorted(outputs), checked.authors,
-                           checked.images)
+    planned = site_outputs(config, [Teaser(story.teaser, story.teaser_digest, story.keys) for story in stories],
+                           checked.manifests, checked.pages, sorted(outputs), checked.authors, checked.images)
     clashes = collisions(planned, sources)
     if clashes:
         result.findings = [*result.findings, *clashes]
         return {}
+    result.reads = sorted({path for output in planned for path in output.reads})
+    result.site = read_from(result.reads)
     prints = [output_fingerprint(output, renderer, outputs) for output in planned]
     stale = stale_outputs(planned, prints, memo.pages if memo else {}, store.holds)
     todo = [planned[n] for n in stale]

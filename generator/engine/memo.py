@@ -47,6 +47,7 @@ class Memo:
     scores: dict[tuple[str, str], float] = field(default_factory=dict)  # LP040's exact scores, by file digests
     search: dict[str, str] = field(default_factory=dict)               # the search index's files and digests
     images: dict[str, ImageRecord] = field(default_factory=dict)       # image files by path as shown
+    reads: list[str] = field(default_factory=list)                     # the story outputs site outputs read
 
 
 def take(memo: Memo | None, name: str) -> dict | None:

@@ -34,13 +34,13 @@ def site_outputs(config: SiteConfig, stories: Sequence[Teaser], manifests: Mappi
 
 
 def site_fingerprint(teasers: Sequence[str], manifests: Mapping[str, ManifestFile], pages: Sequence[Page],
-                     story_outputs: Mapping[str, str], renderer: Renderer, authors: Mapping[str, Author] | None = None,
-                     images: Mapping[str, ImageFile] | None = None) -> str:
+                     story_paths: Sequence[str], reads: Sequence[tuple[str, str]], renderer: Renderer,
+                     authors: Mapping[str, Author] | None = None, images: Mapping[str, ImageFile] | None = None) -> str:
     """All that producers read (every story's teaser, by its digest, every manifest, page, author and image,
-    every output of the stories with its digest, which feeds read) and every template: while it stays the
-    same, so do all the site's other outputs."""
+    every output path of the stories, and the digest of each story output an output reads) and every
+    template: while it stays the same, so do all the site's other outputs."""
     manifest_digests = sorted((i, found.digest) for i, found in manifests.items())
-    return fingerprint(list(teasers), manifest_digests, list(pages), sorted(story_outputs.items()),
+    return fingerprint(list(teasers), manifest_digests, list(pages), list(story_paths), list(reads),
                        renderer.digest(*renderer.templates.list_templates()),
                        sorted((slug, author.digest) for slug, author in (authors or {}).items()),
                        sorted((src, image.digest) for src, image in (images or {}).items()))

@@ -22,9 +22,10 @@ from .authors import AuthorView, author_views, byline
 from .corrections import CorrectionView, correction_views, last_changed
 from .dates import iso_z, local_day, shown_time
 from .images import ImageView, image_view, img_attributes, renditions
+from .ledger import ClaimView, LedgerRow, Verify, ledger_rows, verify_view
 from .view import View
 
-__all__ = ["View", "iso_z"]  # (manifest_view and others import them from here)
+__all__ = ["ClaimView", "LedgerRow", "Verify", "View", "iso_z", "ledger_rows"]  # (others import them from here)
 
 VIEW_VERSION = "1"
 
@@ -80,31 +81,6 @@ class DecisionCardView(View):
     useful_for: list[str]
     not_for: list[str]
     compare_against: list[str]
-
-
-class ClaimView(View):
-    id: str
-    text: str
-
-
-class LedgerRow(View):
-    manifest_id: str
-    number: int
-    title: str
-    source_name: str
-    source_url: str
-    published: str
-    claims: list[ClaimView]
-    manifest_url: str
-    manifest_path: str
-    verify_url: str | None
-
-
-class Verify(View):
-    endpoint: str
-    header: str | None
-    urls: list[str]
-    command: str
 
 
 class RelatedView(View):
@@ -177,38 +153,6 @@ def edition_of(story: Story, config: SiteConfig) -> str:
     return story.published_utc.strftime("%Y-%m-%dT%H")
 
 
-def ledger_rows(story: Story, manifests: dict[str, ManifestFile], config: SiteConfig) -> list[LedgerRow]:
-    """The ledger in its front-matter order, each used claim with its text."""
-    rows = []
-    for number, entry in enumerate(story.meta.ledger, start=1):
-        fields, claims = _manifest_row(manifests[entry.manifest], config)
-        rows.append(LedgerRow(**fields, number=number, claims=[claims[claim_id] for claim_id in entry.claims]))
-    return rows
-
-
-def _manifest_row(found: ManifestFile, config: SiteConfig) -> tuple[dict[str, Any], dict[str, ClaimView]]:
-    """What every ledger row citing this manifest holds besides its number and claims, and its claims as
-    views by id: made once a manifest (many stories cite each), known by its file's digest and the settings
-    its URLs come from."""
-    key = (found.manifest.id, found.digest, config.root_url, config.verify.endpoint if config.verify else None)
-    made = _MANIFEST_ROWS.get(key)  # none is kept for a manifest without a digest
-    if made is None:
-        manifest = found.manifest
-        made = ({"manifest_id": manifest.id, "title": manifest.title, "source_name": manifest.source.name,
-                 "source_url": manifest.source.url, "published": iso_z(manifest.published),
-                 "manifest_url": config.url(f"/manifests/{manifest.id}/"), "manifest_path": f"/manifests/{manifest.id}/",
-                 "verify_url": config.verify.endpoint.replace("{id}", manifest.id) if config.verify else None},
-                {claim.id: ClaimView(id=claim.id, text=claim.text) for claim in manifest.claims})
-        if found.digest:
-            if len(_MANIFEST_ROWS) >= 1 << 16:  # a preview server rebuilds for hours: keep it bounded
-                _MANIFEST_ROWS.clear()
-            _MANIFEST_ROWS[key] = made
-    return made
-
-
-_MANIFEST_ROWS: dict[tuple, tuple[dict[str, Any], dict[str, ClaimView]]] = {}
-
-
 def story_sections(story: Story, body: Body, manifests: dict[str, ManifestFile],
                    images: Mapping[str, ImageFile] | None = None, config: SiteConfig | None = None) -> list[SectionView]:
     """The body as rendered sections: cite markers numbered by ledger order, titled by their manifest."""
@@ -259,18 +203,6 @@ def sections_of(rows: list[SectionRow]) -> list[SectionView]:
             for title, anchor, paragraphs in rows]
 
 
-def _verify(config: SiteConfig, ids: list[str]) -> Verify | None:
-    if config.verify is None:
-        return None
-    endpoint = config.verify.endpoint
-    header = f'-H "{config.verify.header}" ' if config.verify.header else ""
-    command = (f"for id in {' '.join(ids)}; do\n"
-               f'  curl -s {header}"{endpoint.replace("{id}", "$id")}"\n'
-               "done")
-    return Verify(endpoint=endpoint, header=config.verify.header,
-                  urls=[endpoint.replace("{id}", i) for i in ids], command=command)
-
-
 def related_views(related: Iterable[tuple[str, str, str]], config: SiteConfig) -> list[RelatedView]:
     """The related stories, each given as (key, title, URL path)."""
     return [RelatedView(key=key, title=title, url=config.url(path), path=path) for key, title, path in related]
@@ -319,7 +251,7 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
         key_facts=[KeyFactView(text=f.text, labels=f.labels, cites=f.cites) for f in meta.key_facts],
         sections=sections, unresolved=list(meta.unresolved),
         decision_card=DecisionCardView(**card.model_dump()) if card else None,
-        ledger=ledger, verify=_verify(config, ids), related=related,
+        ledger=ledger, verify=verify_view(config, ids), related=related,
         links=Links(html=url, json=url + "index.json", markdown=url + "index.md"),
         checks=passed, waivers=waivers, checks_line=checks_line(passed, waivers),
         reuse=Reuse(version=config.reuse.version, text=config.reuse.text, credit=config.reuse.credit,
