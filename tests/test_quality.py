@@ -194,6 +194,31 @@ def test_axe_finds_no_violations_and_screenshots_are_saved(browser, server, page
     assert found == [], "\n".join(found)
 
 
+LAYOUT = """() => {
+  const tops = [...document.querySelectorAll('nav.sections a')].map(a => Math.round(a.getBoundingClientRect().top));
+  const nav = document.querySelector('nav.sections').getBoundingClientRect();
+  const body = [...document.querySelectorAll('article.story section.body')].pop().getBoundingClientRect();
+  const sources = document.querySelector('#sources').getBoundingClientRect();
+  const first = document.querySelector('article.story section.body p').getBoundingClientRect();
+  return {rows: new Set(tops).size, navHeight: nav.height, bodyEnd: body.bottom + scrollY,
+          sourcesTop: sources.top + scrollY, firstParagraph: first.top + scrollY,
+          verifyOpen: !!document.querySelector('details.verify[open]'),
+          overflow: document.documentElement.scrollWidth > innerWidth};
+}"""
+
+
+def test_on_a_phone_the_nav_is_one_line_and_the_article_comes_first(browser, server, page_types):
+    context = browser.new_context(viewport={"width": 375, "height": 800})
+    page = context.new_page()
+    page.goto(server + page_types["story-lead-image"])
+    found = page.evaluate(LAYOUT)
+    context.close()
+    assert found["rows"] == 1 and found["navHeight"] < 50, found  # one line that scrolls sideways
+    assert not found["overflow"], found  # the page itself never scrolls sideways
+    assert found["firstParagraph"] < 2000 and found["bodyEnd"] < found["sourcesTop"], found
+    assert not found["verifyOpen"], found
+
+
 # 11. Search in the browser ----------------------------------------------------------------------------------
 
 def test_search_page_finds_a_story_by_a_word_from_it(browser, server, search_word):
