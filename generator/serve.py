@@ -25,10 +25,13 @@ from .content.findings import Finding
 from .content.layout import key_of
 from .engine.build import Options, build_site
 from .engine.memo import Memo
+from .engine.pool import default_jobs
+from .engine.records import SearchRecord
+from .engine.search import make_search, search_plan
 from .engine.state import State, code_digest, content_digests, options_key, scan
 from .output.media import TEXT, TYPES, content_type
 from .output.store import MemoryStore
-from .site.search import BUNDLE, search_index_apart
+from .site.search import BUNDLE
 
 TOOLS = "/__ledgerpress/"
 SEARCH = BUNDLE + "/"
@@ -289,6 +292,8 @@ class Preview:
         self._indexing = threading.Lock()  # one Pagefind run at a time
         self.store = MemoryStore()          # the last good build's files
         self._memo: Memo | None = None      # and what it learned, so that a save rebuilds only what it changed
+        self._search_store = MemoryStore()  # the search index, made after each build's reload (see _index)
+        self._search: SearchRecord | None = None
         self._state: State | None = None    # and the inputs it read
         self._threads: list[threading.Thread] = []
 
@@ -364,13 +369,12 @@ class Preview:
         started = time.perf_counter()
         error = None
         try:
-            files, findings = self._build()
+            files, findings, searchable = self._build()
         except Exception as err:  # a bug in the generator must not take the preview down with it
             error = err
             crash = Finding("ledgerpress", 1, 1, "INTERNAL", f"the build crashed: {type(err).__name__}: {err}")
-            findings, files = (crash,), None
+            findings, files, searchable = (crash,), None, None
         old = self.live.snapshot
-        searchable = files is not None
         if files is not None:  # the last search index serves until the new one is ready (see _index)
             files = {**{p: d for p, d in (old.files or {}).items() if p.startswith(SEARCH)}, **files}
         good = files if files is not None else old.files
@@ -386,12 +390,13 @@ class Preview:
             self.live.swap(snapshot)
         rebuilt = Rebuilt(snapshot, sources, changed, files is not None, time.perf_counter() - started, error)
         self.on_build(rebuilt)
-        if searchable:  # off the watcher thread: the next save must not wait for the index of this one
-            threading.Thread(target=self._index, args=(snapshot,), name="search-index", daemon=True).start()
+        if searchable is not None:  # off the watcher thread: the next save must not wait for the index of this one
+            threading.Thread(target=self._index, args=(snapshot, searchable), name="search-index", daemon=True).start()
         return rebuilt
 
-    def _build(self) -> tuple[dict[str, bytes] | None, tuple[Finding, ...]]:
-        """One build into the store in memory, from the last good build's memo: its files if it succeeded."""
+    def _build(self) -> tuple[dict[str, bytes] | None, tuple[Finding, ...], tuple | None]:
+        """One build into the store in memory, from the last good build's memo: its files if it succeeded, and
+        what its search index is made from."""
         key = options_key(__version__, drafts=self.drafts, base_url=self.url, out="serve")
         scanned, inputs = scan(self.root, self._state)
         digests = content_digests(self.root, inputs)
@@ -401,24 +406,30 @@ class Preview:
                             memo_key=(memo_key, key))
         if not result.ok:
             self.store.abort()
-            return None, tuple(result.findings)
+            return None, tuple(result.findings), None
         self.store.commit(result.outputs)
         self._memo, self._state = result.memo, State(key, scanned, inputs)
-        return self.store.files, tuple(result.findings)
+        return self.store.files, tuple(result.findings), result.searchable
 
-    def _index(self, snapshot: Snapshot) -> None:
-        """Pagefind re-indexes the whole site, the slowest part of a build: it runs after the reload, and
+    def _index(self, snapshot: Snapshot, searchable: tuple) -> None:
+        """Pagefind indexes again the shards whose pages changed, at the lowest CPU priority, after the reload;
         its files join the same snapshot version (no second reload) unless a newer build came first."""
         with self._indexing:
             if self.live.snapshot is not snapshot:
                 return  # a newer build came first; its own index follows
-            pages = {path: data for path, data in (snapshot.files or {}).items() if path.endswith(".html")}
-            found = search_index_apart(pages)
-        self._indexed(snapshot, found)
+            plan = search_plan(*searchable)
+            found = make_search(plan, self._search, self._search_store, snapshot.files.__getitem__, default_jobs(),
+                                nice=True)
+            if found.record is not None:
+                self._search_store.commit(found.record.outputs)
+            else:
+                self._search_store.abort()
+            self._search = found.record
+        self._indexed(snapshot, found.notes, self._search_store.files if found.record else {})
 
-    def _indexed(self, snapshot: Snapshot, found) -> None:
-        for note in found.notes:
+    def _indexed(self, snapshot: Snapshot, notes: list[Finding], files: dict[str, bytes]) -> None:
+        for note in notes:
             print(f"{note} (warning)", file=sys.stderr)
-        if found.files:
+        if files:
             kept = {path: data for path, data in snapshot.files.items() if not path.startswith(SEARCH)}
-            self.live.replace(snapshot, dataclasses.replace(snapshot, files={**kept, **found.files}))
+            self.live.replace(snapshot, dataclasses.replace(snapshot, files={**kept, **files}))

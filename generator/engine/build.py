@@ -30,7 +30,8 @@ from .pages import (
 )
 from .pool import default_jobs
 from .read import Spill, StoryChanged
-from .records import Rendered
+from .records import Rendered, SearchRecord
+from .search import holds, make_search, search_plan
 from .stories import (
     STORY_TEMPLATES,
     Making,
@@ -64,6 +65,7 @@ class BuildResult:
     seconds: float = 0.0
     memo: Memo | None = None
     site: str = ""
+    searchable: tuple = ((), (), {})  # search_plan's arguments: the stories' records, the plain pages, outputs
 
     @property
     def ok(self) -> bool:
@@ -126,8 +128,9 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     pages = _make_pages(checked, renderer, store, shown, outputs, sources, memo, jobs, result)
     if not result.ok:
         return
-    search = _search(store, outputs, options, memo, result)
-    result.outputs = {**outputs, **search}
+    result.searchable = [records[job.path] for job in story_list], checked.pages, dict(outputs)
+    search = _search(store, options, memo, jobs, result)
+    result.outputs = {**outputs, **(search.outputs if search else {})}
     result.stories = len(story_list)
     result.pages = sum(path.endswith(".html") for path in pages)
     result.made += 3 * len(stale)
@@ -167,22 +170,13 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
     return pages
 
 
-def _search(store: OutputStore, outputs: dict[str, str], options: Options, memo: Memo | None,
-            result: BuildResult) -> dict[str, str]:
-    """The search index over every HTML page; without search, the index the store holds from an earlier build."""
+def _search(store: OutputStore, options: Options, memo: Memo | None, jobs: int, result: BuildResult) -> SearchRecord | None:
+    """The search index, its shards made again where their pages changed; without search, the last one as it
+    was (if the store still holds it)."""
+    last = memo.search if memo else None
     if not options.search:
-        kept = memo.search if memo else {}
-        return {path: code for path, code in kept.items() if store.holds(path, code)}
-    from ..site.search import (
-        search_index,  # only here: it brings asyncio, which a build without search need not load
-    )
-
-    found = search_index({path: store.read(path) for path in sorted(outputs) if path.endswith(".html")})
-    result.findings = [*result.findings, *found.notes]
-    index = {}
-    for path, data in found.files.items():
-        receipt = store.put(path, data)
-        store.receive(receipt)
-        index[path] = receipt.digest
-    result.made += len(index)
-    return index
+        return last if last is not None and holds(store, last.outputs) else None
+    search = make_search(search_plan(*result.searchable), last, store, store.read, jobs)
+    result.findings = [*result.findings, *search.notes]
+    result.made += search.made
+    return search.record
