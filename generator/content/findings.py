@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -20,11 +21,23 @@ class Finding:
     severity: Severity = "error"
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
+        """One line, whatever the path or message quote: a newline in either would print a line that reads
+        as another finding."""
+        return f"{printable(self.path)}:{self.line}:{self.col}: {self.code} {printable(self.message)}"
 
     def as_dict(self) -> dict[str, object]:
-        return {"path": self.path, "line": self.line, "col": self.col, "code": self.code,
-                "severity": self.severity, "message": self.message}
+        return {"path": printable(self.path), "line": self.line, "col": self.col, "code": self.code,
+                "severity": self.severity, "message": printable(self.message)}
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """Control characters (and lone surrogates, from names that are not UTF-8) as escapes."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(lambda found: ascii(found[0])[1:-1], text)
 
 
 Loc = tuple[str | int, ...]

@@ -12,8 +12,8 @@ from .config import CONFIG_NAME, SiteConfig, load_config
 from .findings import Finding
 from .manifests import StoredManifest, load_manifest
 from .models import ManifestFile, Page, Story, StoryFile
-from .pages import load_page
-from .source import listed
+from .pages import load_page, page_files
+from .source import readable, top_folder
 from .stories import load_story, story_files
 
 
@@ -39,8 +39,9 @@ def load_content(root: Path, drafts: bool = True, base_url: str | None = None, s
     content_dir = root / "content"
     config, findings = load_config(content_dir / CONFIG_NAME, base_url, f"content/{CONFIG_NAME}")
     found = Content(root, config, findings=findings)
-    manifests = os.path.join(content_dir, "manifests")
-    for name in listed(manifests, ".json"):
+    refused: list[Finding] = []
+    manifests, inside = top_folder(root, "manifests", refused)
+    for name in readable(manifests, "content/manifests", ".json", inside, "LP100", refused=refused) if manifests else []:
         path, shown = os.path.join(manifests, name), f"content/manifests/{name}"
         scanned = stamps.get(shown) if stamps else None
         stamp = (scanned[0], scanned[1]) if scanned is not None else _stamp(path)
@@ -48,10 +49,12 @@ def load_content(root: Path, drafts: bool = True, base_url: str | None = None, s
         loaded = before[1] if before is not None and stamp is not None and before[0] == stamp else load_manifest(path, shown)
         found.manifest_files[shown] = (stamp, loaded)
         _add(found, loaded)
-    for path, shown in story_files(root) if stories else []:
+    files = story_files(root, refused)  # listed here for their findings too, when the caller reads the stories
+    for path, shown in files if stories else []:
         _add(found, load_story(path, shown))
-    for path in sorted((content_dir / "pages").glob("**/*.md")):
+    for path in page_files(root, refused):
         _add(found, load_page(path, _shown(root, path), content_dir / "pages"))
+    found.findings.extend(refused)
     if not drafts:
         found.stories = [story for story in found.stories if not story.meta.draft]
     return found

@@ -11,6 +11,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from .findings import Finding, SourceMap
+from .limits import MAX_MANIFEST_BYTES, MAX_NESTING, MAX_NUMBER_DIGITS
 from .models import Manifest, ManifestFile
 from .source import parse_yaml, read_text, text_digest
 from .validate import validate
@@ -60,14 +61,18 @@ def stored_manifests(root: Path, files: dict[str, tuple]) -> dict[str, tuple]:
 
 
 def load_manifest(path: str | Path, shown: str) -> tuple[ManifestFile | None, list[Finding]]:
-    text, findings = read_text(path, shown)
+    text, findings = read_text(path, shown, limit=MAX_MANIFEST_BYTES, code="LP100")
     if text is None:
-        return None, findings
+        return None, [_as(f, "LP100") for f in findings]
     stem = os.path.splitext(os.path.basename(path))[0]
     try:
-        data = json.loads(text)
+        data = json.loads(text, parse_int=_integer)
     except json.JSONDecodeError as err:
         return None, [Finding(shown, err.lineno, err.colno, "LP100", f"not valid JSON: {err.msg}")]
+    except RecursionError:
+        return None, [Finding(shown, 1, 1, "LP100", f"not valid JSON: nested deeper than {MAX_NESTING} levels")]
+    except ValueError as err:  # an integer past MAX_NUMBER_DIGITS
+        return None, [Finding(shown, 1, 1, "LP100", f"not valid JSON: {err}")]
     quick = SourceMap(shown)
     try:
         manifest = Manifest.model_validate(data)
@@ -78,6 +83,26 @@ def load_manifest(path: str | Path, shown: str) -> tuple[ManifestFile | None, li
     return _slow_manifest(text, data, stem, shown)
 
 
+def _integer(text: str) -> int:
+    """A JSON integer, refused past MAX_NUMBER_DIGITS (no manifest field is a number; converting a long one
+    costs time quadratic in its length)."""
+    if len(text) > MAX_NUMBER_DIGITS:
+        raise ValueError(f"a number of {len(text):,} digits (the limit is {MAX_NUMBER_DIGITS})")
+    return int(text)
+
+
+def _deeper(data: Any, limit: int) -> bool:
+    """True when lists and objects nest deeper than limit (json.loads itself stops only near Python's
+    recursion limit, and what reads a manifest that failed its schema next walks it)."""
+    level = [data]
+    for _ in range(limit + 1):
+        level = [child for item in level if isinstance(item, (dict, list))
+                 for child in (item.values() if isinstance(item, dict) else item)]
+        if not level:
+            return False
+    return True
+
+
 def _plain(manifest: Manifest, name: str) -> bool:
     """True when no manifest rule can fire, so no source positions are needed."""
     ids = [claim.id for claim in manifest.claims]
@@ -86,6 +111,8 @@ def _plain(manifest: Manifest, name: str) -> bool:
 
 def _slow_manifest(text: str, data: Any, name: str, shown: str) -> tuple[ManifestFile | None, list[Finding]]:
     """Re-read the JSON as YAML (a superset) to learn where each field is, then validate."""
+    if _deeper(data, MAX_NESTING):
+        return None, [Finding(shown, 1, 1, "LP100", f"not valid JSON: nested deeper than {MAX_NESTING} levels")]
     _, source, _ = parse_yaml(text, shown, 0)
     if not isinstance(data, dict):
         return None, [Finding(shown, 1, 1, "LP100", "a manifest must be a JSON object")]

@@ -7,7 +7,7 @@ import functools
 from dataclasses import dataclass
 from typing import Annotated
 
-from pydantic import AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import AfterValidator, AwareDatetime, BaseModel, ConfigDict, Field, StringConstraints
 
 from .findings import SourceMap
 from .slugs import slugify
@@ -22,6 +22,22 @@ Id = Annotated[str, Field(strict=True), StringConstraints(pattern=ID_PATTERN)]
 
 
 Text = Annotated[str, Field(strict=True), StringConstraints(min_length=1)]
+
+
+def _in_range(value: dt.date) -> dt.date:
+    """Years 1000 to 9999 in UTC: every output writes a date with four digits for its year, and a time at
+    the ends of the calendar cannot be converted to UTC at all (0001-01-01T00:00:00+14:00)."""
+    try:
+        year = value.astimezone(dt.timezone.utc).year if isinstance(value, dt.datetime) else value.year
+    except OverflowError:
+        year = 0
+    if not 1000 <= year <= 9999:
+        raise ValueError("must fall between the years 1000 and 9999 (in UTC)")
+    return value
+
+
+Moment = Annotated[AwareDatetime, AfterValidator(_in_range)]
+Day = Annotated[dt.date, AfterValidator(_in_range)]
 
 
 class Strict(BaseModel):
@@ -53,7 +69,7 @@ class Manifest(Strict):
     id: Id
     title: Text
     source: Source
-    published: AwareDatetime
+    published: Moment
     brief: str | None = None
     claims: list[Claim] = Field(min_length=1)
 
@@ -80,13 +96,13 @@ class FrontMatter(Strict):
 
     title: Annotated[Text, StringConstraints(max_length=200)]
     description: Annotated[Text, StringConstraints(max_length=400)]
-    published: AwareDatetime
+    published: Moment
     newsroom: Text
     beat: Text
     trust: Text
     ledger: list[LedgerEntry] = Field(min_length=1)
     slug: Annotated[str, Field(strict=True), StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")] | None = None
-    updated: AwareDatetime | dt.date | None = None
+    updated: Moment | Day | None = None
     edition: Annotated[str, Field(strict=True), StringConstraints(pattern=EDITION_PATTERN)] | None = None
     key_facts: list[KeyFact] = []
     unresolved: list[Text] = []

@@ -175,11 +175,17 @@ def _edition(story: Story) -> str:
 
 
 def ledger_rows(story: Story, manifests: dict[str, ManifestFile], config: SiteConfig) -> list[LedgerRow]:
-    """The ledger in its front-matter order, each used claim with its text."""
+    """The ledger in its front-matter order, each used claim with its text. A manifest or claim that does
+    not exist is left out (its rule, LP022 or LP024, must have been turned off for the story to get here);
+    the rows keep their ledger numbers, which the body's citations use."""
     rows = []
     for number, entry in enumerate(story.meta.ledger, start=1):
-        fields, claims = _manifest_row(manifests[entry.manifest], config)
-        rows.append(LedgerRow(**fields, number=number, claims=[claims[claim_id] for claim_id in entry.claims]))
+        found = manifests.get(entry.manifest)
+        if found is None:
+            continue
+        fields, claims = _manifest_row(found, config)
+        rows.append(LedgerRow(**fields, number=number,
+                              claims=[claims[claim_id] for claim_id in entry.claims if claim_id in claims]))
     return rows
 
 
@@ -265,8 +271,10 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
     url = config.url(story.url_path)
     ledger = ledger_rows(story, manifests, config)
     updated, last_updated = _updated(story)
-    trust = Term(slug=meta.trust, name=config.trust[meta.trust])
-    newsroom = Term(slug=meta.newsroom, name=config.newsrooms[meta.newsroom], url=config.url(f"/newsrooms/{meta.newsroom}/"))
+    # (a key site.toml does not declare is shown as written: LP010 must have been turned off)
+    trust = Term(slug=meta.trust, name=config.trust.get(meta.trust, meta.trust))
+    newsroom = Term(slug=meta.newsroom, name=config.newsrooms.get(meta.newsroom, meta.newsroom),
+                    url=config.url(f"/newsrooms/{meta.newsroom}/"))
     sources = len(ledger)
     published = story.published_utc
     ids = [row.manifest_id for row in ledger]
@@ -275,7 +283,7 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
         view_version=VIEW_VERSION, title=meta.title, description=meta.description, slug=story.slug,
         path=story.url_path, url=url, canonical=url, published=iso_z(published), updated=updated,
         last_updated=last_updated, edition=_edition(story), newsroom=newsroom,
-        beat=Term(slug=meta.beat, name=config.beats[meta.beat], url=config.url(f"/beats/{meta.beat}/")),
+        beat=Term(slug=meta.beat, name=config.beats.get(meta.beat, meta.beat), url=config.url(f"/beats/{meta.beat}/")),
         trust=trust, source_count=sources, cited_manifest_ids=ids,
         byline=f"{trust.name} · {sources} source{'s' if sources != 1 else ''} · {newsroom.name} · "
                f"Published {published.strftime('%Y-%m-%d %H:%M')} UTC",

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+import traceback
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -19,6 +20,8 @@ from jinja2 import (
     Template,
     TemplateError,
     TemplateNotFound,
+    TemplateRuntimeError,
+    TemplateSyntaxError,
     select_autoescape,
 )
 from jinja2.bccache import Bucket
@@ -152,9 +155,56 @@ class _Template(Template):
         return template
 
 
+class TemplateFailed(TemplateRuntimeError):
+    """A template that raised while it rendered ({{ 1/0 }}, an include of itself, a macro that calls itself
+    without end): bad input like any other, reported as LP900 at the template's line (build.template_finding
+    reads `filename` and `lineno`). It crosses from a build worker to the parent whole (pickled)."""
+
+    def __init__(self, message: str, filename: str | None = None, lineno: int | None = None) -> None:
+        super().__init__(message)
+        self.filename, self.lineno = filename, lineno
+
+    def __reduce__(self) -> tuple:
+        return type(self), (self.message, self.filename, self.lineno)
+
+
+def _failed(err: BaseException, dirs: tuple[str, ...]) -> TemplateFailed:
+    """The error as a TemplateFailed at the innermost template line it passed through (Jinja rewrites a
+    failing render's traceback so that template code shows as the template's own file and line)."""
+    frames = [frame for frame in traceback.extract_tb(err.__traceback__) if frame.filename.startswith(dirs)]
+    filename, lineno = (frames[-1].filename, frames[-1].lineno) if frames else (None, None)
+    if isinstance(err, RecursionError):
+        why = "it includes, extends or calls itself without end"
+    else:
+        why = f"{type(err).__name__}: {err}".rstrip(": ")
+    return TemplateFailed(f"rendering failed: {why}", filename, lineno)
+
+
+class _Loader(FileSystemLoader):
+    """A template file that is not UTF-8 is a template error (LP900), not a UnicodeDecodeError."""
+
+    def get_source(self, environment: Environment, template: str) -> tuple:
+        try:
+            return super().get_source(environment, template)
+        except UnicodeDecodeError as err:
+            raise TemplateSyntaxError(f"the template is not UTF-8 ({err.reason} at byte {err.start})", 1,
+                                      template, template) from None
+
+
+MAX_RANGE = 1_000_000  # range() in a template: a loop a mistyped bound would make endless
+
+
+def bounded_range(*args: int) -> range:
+    """range() for templates, refusing more than MAX_RANGE items (as Jinja's sandbox does)."""
+    found = range(*args)
+    if len(found) > MAX_RANGE:
+        raise OverflowError(f"range() of {len(found):,} items in a template (the limit is {MAX_RANGE:,})")
+    return found
+
+
 def make_environment(root: Path, config: SiteConfig) -> Environment:
     env = Environment(
-        loader=ChoiceLoader([FileSystemLoader(str(path)) for path in template_dirs(root)]), bytecode_cache=COMPILED,
+        loader=ChoiceLoader([_Loader(str(path)) for path in template_dirs(root)]), bytecode_cache=COMPILED,
         autoescape=select_autoescape(enabled_extensions=("html", "xml"), default_for_string=False),
         undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
         auto_reload=False,  # an environment lives for one build: templates are not edited under it
@@ -163,7 +213,8 @@ def make_environment(root: Path, config: SiteConfig) -> Environment:
     env.filters.update(current=current, yaml=yaml_scalar, yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell,
                        month_day_time=month_day_time, human_time=human_time, tojson_pretty=to_json,
                        json_ld=json_ld, news_article=lambda story: news_article(story, config))
-    env.globals.update(site=config, base_path=urlsplit(config.root_url).path, nav=navigation(config))
+    env.globals.update(site=config, base_path=urlsplit(config.root_url).path, nav=navigation(config),
+                       range=bounded_range)
     return env
 
 
@@ -193,6 +244,7 @@ class Renderer:
     def __init__(self, root: Path, config: SiteConfig) -> None:
         self.env = make_environment(root, config)
         self._digests: dict[tuple[str, ...], str] = {}
+        self._dirs = tuple(str(path.resolve()) for path in template_dirs(root))
 
     def digest(self, *names: str) -> str:
         """A digest of these templates and of every template they extend, include or import (all of them, if
@@ -242,4 +294,10 @@ class Renderer:
         return COMPILED.compiled()
 
     def render(self, name: str, **context: Any) -> str:
-        return self.env.get_template(name).render(**context)
+        """A template rendered; any error it raises is a TemplateError (reported as LP900, not a traceback)."""
+        try:
+            return self.env.get_template(name).render(**context)
+        except TemplateError:
+            raise
+        except Exception as err:  # the template's own code failed (RecursionError and MemoryError included)
+            raise _failed(err, self._dirs) from None

@@ -6,6 +6,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from functools import partial
 
+from ..checks.taxonomy import generated_at
 from ..content.body import render_markdown
 from ..content.config import SiteConfig
 from ..content.models import Page
@@ -78,6 +79,7 @@ def site_plans(views: list[StoryView], pages: list[Page], renderer: Renderer, co
                mark: Mark) -> Iterator[Plan]:
     """Every file that is not a story variant, feed, sitemap or manifest page."""
     render = renderer.render
+    pages = [page for page in pages if not generated_at(page.url_path)]  # (LP011 turned off: generated files win)
     all_editions = editions(views)
     front = front_editions(all_editions, config.page_size)
     links = _page_links(pages)
