@@ -57,7 +57,7 @@ def test_an_alias_chain_in_front_matter_is_refused_at_once(site: Path):
 @pytest.mark.parametrize("text", [
     "a: &x [1]\nb: *x\n", "&k key: 1\n*k : 2\n", "base: &b {x: 1}\nother:\n  <<: *b\n",
     "a: &x [1]\n" + "b: " + "[" * 70 + "*x" + "]" * 70 + "\n",  # past the nesting bound: found by the event scan
-])
+], ids=["value", "key", "merge", "deep"])
 def test_every_alias_is_an_lp001(text: str):
     data, _, findings = parse_yaml(text, "x.md", 1)
     assert data is None and [f.code for f in findings] == ["LP001"]
@@ -69,7 +69,7 @@ def test_every_alias_is_an_lp001(text: str):
     "deep:\n" + "- " * 30000 + "x\n",                       # block lists nested on one line
     "deep:\n" + "? " * 30000 + "x\n",                       # complex keys nested on one line
     "deep: " + "{a: " * 5000 + "1" + "}" * 5000 + "\n",
-])
+], ids=["flow-lists", "block-lists", "complex-keys", "flow-mappings"])
 def test_nesting_past_the_limit_is_an_lp001_not_a_crash(site: Path, front: str):
     write_tree(site, {STORY_PATH: with_front(front)})
     code, output, _ = check(site)
@@ -108,7 +108,7 @@ def test_the_nesting_bound_is_never_below_the_real_depth(tree, flow, indent: int
     ("9" * 5000, "is not a valid int"),
     ("2026-13-45", "is not a valid timestamp"),
     ("2026-02-30T10:00:00Z", "is not a valid timestamp"),
-])
+], ids=["int", "month", "day"])
 def test_a_value_yaml_cannot_make_is_an_lp001_at_its_place(value: str, why: str):
     data, _, findings = parse_yaml(f"title: x\nnewsroom: {value}\n", "x.md", 1)
     assert data is None and len(findings) == 1
@@ -140,7 +140,7 @@ def test_a_manifest_past_its_limit_is_refused(site: Path):
     ('{"id": ' + "[" * 900 + "]" * 900 + "}", f"nested deeper than {MAX_NESTING} levels"),
     ('{"id": ' + "9" * 4400 + "}", "a number of 4,400 digits"),                # int(): ValueError
     ('{"id": ' + "9" * 100 + "}", "a number of 100 digits"),
-])
+], ids=["5000-deep", "900-deep", "4400-digits", "100-digits"])
 def test_a_manifest_too_deep_or_with_a_huge_number_is_an_lp100(site: Path, text: str, why: str):
     write_tree(site, {"content/manifests/1000000000000000009.json": text})
     code, output, _ = check(site)
@@ -214,7 +214,7 @@ def test_file_names_that_are_not_utf8_or_hold_control_characters_are_findings(si
     (lambda path: path.write_text("title = 'x'\n" + "#" * (256 << 10)), "more than the limit of 262,144"),
     (lambda path: path.write_text("a = " + "[" * 5000 + "]" * 5000), "nested too deep"),
     (lambda path: path.write_text("a = " + "9" * 5000), "Exceeds the limit"),
-])
+], ids=["folder", "device", "too-large", "too-deep", "huge-integer"])
 def test_a_site_toml_that_cannot_be_read_is_a_finding(site: Path, make, why: str):
     toml = site / "content/site.toml"
     toml.unlink()
