@@ -147,6 +147,13 @@ def test_a_manifest_too_deep_or_with_a_huge_number_is_an_lp100(site: Path, text:
     assert code == 1 and f"content/manifests/1000000000000000009.json:1:1: LP100 not valid JSON: {why}" in output
 
 
+def test_a_manifest_string_with_a_lone_surrogate_is_an_lp100(site: Path):
+    """JSON's "\\ud800" is the one way into a string that no UTF-8 output (and no JSON encoder) can hold."""
+    write_tree(site, {"content/manifests/1000000000000000001.json": MANIFEST_A.replace("Council minutes", "C \\ud800")})
+    found = [f for f in load_content(site).findings if f.path.endswith("0001.json")]
+    assert [f.code for f in found] == ["LP100"] and "lone surrogate" in found[0].message
+
+
 def _link(site: Path, relative: str, target: str) -> None:
     path = site / relative
     path.parent.mkdir(parents=True, exist_ok=True)

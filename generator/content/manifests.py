@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,9 @@ def load_manifest(path: str | Path, shown: str) -> tuple[ManifestFile | None, li
         return None, [Finding(shown, 1, 1, "LP100", f"not valid JSON: nested deeper than {MAX_NESTING} levels")]
     except ValueError as err:  # an integer past MAX_NUMBER_DIGITS
         return None, [Finding(shown, 1, 1, "LP100", f"not valid JSON: {err}")]
+    if _SURROGATE_ESCAPE.search(text) and _lone_surrogate(data):
+        return None, [Finding(shown, 1, 1, "LP100", "not valid JSON: a \\u escape names half of a character "
+                                                    "(a lone surrogate), which no output can hold")]
     quick = SourceMap(shown)
     try:
         manifest = Manifest.model_validate(data)
@@ -89,6 +93,28 @@ def _integer(text: str) -> int:
     if len(text) > MAX_NUMBER_DIGITS:
         raise ValueError(f"a number of {len(text):,} digits (the limit is {MAX_NUMBER_DIGITS})")
     return int(text)
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _lone_surrogate(data: Any) -> bool:
+    """True when a string (or key) holds a lone surrogate (JSON's "\\ud800": Python keeps it, UTF-8 cannot)."""
+    waiting = [data]
+    while waiting:
+        item = waiting.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return True
+        elif isinstance(item, dict):
+            waiting.extend(item.keys())
+            waiting.extend(item.values())
+        elif isinstance(item, list):
+            waiting.extend(item)
+    return False
 
 
 def _deeper(data: Any, limit: int) -> bool:

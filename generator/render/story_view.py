@@ -12,6 +12,7 @@ from ..checks import RULES
 from ..content.body import Body, render_block
 from ..content.config import SiteConfig
 from ..content.models import ManifestFile, Story
+from .formats import sh_url, sh_word
 
 VIEW_VERSION = "1"
 
@@ -239,12 +240,14 @@ def sections_of(rows: list[SectionRow]) -> list[SectionView]:
 
 
 def _verify(config: SiteConfig, ids: list[str]) -> Verify | None:
+    """The shell loop a reader pastes to fetch the cited manifests: every word quoted for the shell (ids,
+    the header, the URL around "$id"), so nothing in site.toml runs on the reader's machine."""
     if config.verify is None:
         return None
     endpoint = config.verify.endpoint
-    header = f'-H "{config.verify.header}" ' if config.verify.header else ""
-    command = (f"for id in {' '.join(ids)}; do\n"
-               f'  curl -s {header}"{endpoint.replace("{id}", "$id")}"\n'
+    header = f"-H {sh_word(config.verify.header)} " if config.verify.header else ""
+    command = (f"for id in {' '.join(sh_word(i) for i in ids)}; do\n"
+               f"  curl -s {header}{sh_url(endpoint, '{id}', 'id')}\n"
                "done")
     return Verify(endpoint=endpoint, header=config.verify.header,
                   urls=[endpoint.replace("{id}", i) for i in ids], command=command)
