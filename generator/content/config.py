@@ -38,9 +38,16 @@ SeverityOverride = Literal["error", "warning", "off"]
 
 # RFC 5646 language tags (without the grandfathered irregular ones): what `lang` attributes, feeds and the
 # search index are given. Only letters, digits and '-' can pass, so it can never name a path.
-LANGUAGE_TAG = (r"^(?:[A-Za-z]{2,3}(?:-[A-Za-z]{3}){0,3}|[A-Za-z]{4,8})(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|[0-9]{3}))?"
-                r"(?:-(?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*(?:-[0-9A-WY-Za-wy-z](?:-[A-Za-z0-9]{2,8})+)*"
-                r"(?:-[Xx](?:-[A-Za-z0-9]{1,8})+)?$")
+LANGUAGE_TAG = re.compile(
+    r"(?:(?:[A-Za-z]{2,3}(?:-[A-Za-z]{3}){0,3}|[A-Za-z]{4,8})(?:-[A-Za-z]{4})?(?:-(?:[A-Za-z]{2}|[0-9]{3}))?"
+    r"(?:-(?:[A-Za-z0-9]{5,8}|[0-9][A-Za-z0-9]{3}))*(?:-[0-9A-WY-Za-wy-z](?:-[A-Za-z0-9]{2,8})+)*"
+    r"(?:-[Xx](?:-[A-Za-z0-9]{1,8})+)?|[Xx](?:-[A-Za-z0-9]{1,8})+)")
+
+
+def _language(value: str) -> str:
+    if len(value) > 64 or not LANGUAGE_TAG.fullmatch(value):
+        raise ValueError("must be a language tag (BCP 47) such as en, en-GB or zh-Hant-TW")
+    return value
 _LABEL = r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
 _HOST = rf"(?:{_LABEL}(?:\.{_LABEL})*\.?|\[[0-9A-Fa-f:.]+\])(?::[0-9]{{1,5}})?"
 _PATH = r"(?:/(?:[A-Za-z0-9\-._~!$&'()*+,;=:@]|%[0-9A-Fa-f]{2})*)*"  # RFC 3986 path-abempty, ASCII only
@@ -92,7 +99,7 @@ class SiteConfig(Section):
     title: Annotated[Line, StringConstraints(min_length=1, max_length=200)]
     base_url: Annotated[str, StringConstraints(pattern=BASE_URL, max_length=500)]
     description: Annotated[Text, StringConstraints(max_length=1000)] = ""
-    language: Annotated[str, StringConstraints(pattern=LANGUAGE_TAG, max_length=64)] = "en"
+    language: Annotated[str, AfterValidator(_language)] = "en"
     manifest_max_age_days: int = Field(default=30, ge=0, le=36500)
     duplicate_window_days: int = Field(default=7, ge=0, le=36500)
     duplicate_threshold: float = Field(default=0.6, gt=0, le=1)

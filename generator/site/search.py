@@ -11,8 +11,11 @@ import asyncio
 import concurrent.futures
 import multiprocessing
 import os
+import re
+import shutil
 import signal
 import tempfile
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +26,12 @@ BUNDLE = "pagefind"
 UNUSED = ("pagefind-ui.", "pagefind-modular-ui.", "pagefind-component-ui.", "pagefind-highlight.")
 NOTE_CODE = "LP901"
 EXCLUDE = ("details.evidence",)  # repeats the ledger's claims under every passage; templates mark the rest
+SCRATCH_PREFIX = "ledgerpress-search-"  # then the process id: a folder left by a killed run is found and removed
+TIMEOUT_S, PAGES_PER_S = 60.0, 100      # how long Pagefind may take: a minute, and a second per 100 pages
+LEFTOVER_AGE_S = 3600                   # a scratch folder without a process id (an older ledgerpress) is removed after
+# Pagefind names some of its files after each page's <html lang>: only a language tag may pass, never a path.
+_LANG = re.compile(rb"<html\b[^>]*?\blang\s*=\s*([\"']?)([^\"'>]*)\1", re.IGNORECASE)
+_TAG = re.compile(rb"[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*")
 
 
 @dataclass
@@ -35,11 +44,15 @@ class SearchIndex:
 
 def search_index(files: Mapping[str, bytes]) -> SearchIndex:
     """Index every HTML output; any failure of Pagefind leaves the site without search, not without a build."""
-    pages = {path: data for path, data in files.items() if path.endswith(".html")}
+    pages = {path: data for path, data in files.items() if path.endswith(".html") and _inside(path)}
+    refused = _unsafe_language(pages)
+    if refused:
+        return SearchIndex(notes=[unavailable(ValueError(refused))])
+    clear_leftovers(tempfile.gettempdir())
     try:
         bundle = _run_async(_pagefind(pages))
-    except Exception as err:  # a missing package or binary, a crash or a hang: all mean "no search"
-        return SearchIndex(notes=[unavailable(err)])
+    except (Exception, asyncio.CancelledError) as err:  # a missing package or binary, a crash or a hang: all
+        return SearchIndex(notes=[unavailable(err)])    # mean "no search" (a cancelled wait is not an Exception)
     return SearchIndex({f"{BUNDLE}/{path}": data for path, data in sorted(bundle.items())
                         if not path.startswith(UNUSED)})
 
@@ -74,6 +87,54 @@ def _index_apart() -> SearchIndex:
     return search_index(_APART["files"])
 
 
+def _inside(path: str) -> bool:
+    """An output path that stays inside the folder it is written under (build outputs always do)."""
+    return not path.startswith(("/", "\\")) and ".." not in path.replace("\\", "/").split("/")
+
+
+def _unsafe_language(pages: Mapping[str, bytes]) -> str | None:
+    """Why the pages may not be indexed: a page whose <html lang> is not a language tag (Pagefind would
+    write files named after it, `../../x` included, outside its folder), else None."""
+    for path, data in sorted(pages.items()):
+        found = _LANG.search(data[:4096])
+        if found and found[2] and not _TAG.fullmatch(found[2]):
+            shown = found[2][:40].decode("utf-8", "replace")
+            return f"{path} has <html lang=\"{shown}\">, which is not a language tag"
+    return None
+
+
+def clear_leftovers(folder: str) -> None:
+    """Remove the scratch folders that runs which are gone left behind (killed before they could): ours, in
+    `folder`, named after a process that no longer runs (or, without a process id, older than an hour)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.name.startswith(SCRATCH_PREFIX):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not entry.is_dir(follow_symlinks=False) or info.st_uid != os.getuid():
+            continue
+        owner = entry.name[len(SCRATCH_PREFIX):].split("-")[0]
+        gone = not _running(int(owner)) if owner.isdigit() else time.time() - info.st_mtime > LEFTOVER_AGE_S
+        if gone:
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
 def unavailable(err: BaseException) -> Finding:
     """A warning, not an error: the site is whole without search, and the reader is told how to get it."""
     reason = f"{type(err).__name__}: {err}".rstrip(": ")
@@ -98,15 +159,19 @@ async def _pagefind(pages: Mapping[str, bytes]) -> dict[str, bytes]:
         PagefindService,  # optional: without it the build goes on without search
     )
 
-    with tempfile.TemporaryDirectory(prefix="ledgerpress-search-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-") as scratch:
         site, out = Path(scratch, "site"), Path(scratch, "bundle")
         for path, data in sorted(pages.items()):
             target = site / path
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
+        timeout = TIMEOUT_S + len(pages) / PAGES_PER_S
         async with PagefindService() as service:
             index = await service.create_index({"exclude_selectors": list(EXCLUDE)})
-            await asyncio.wait_for(_index(index, site, out), timeout=60 + len(pages) / 100)
+            try:
+                await asyncio.wait_for(_index(index, site, out), timeout=timeout)
+            except asyncio.TimeoutError:
+                raise TimeoutError(f"Pagefind did not finish in {timeout:.0f} s") from None
         return {path.relative_to(out).as_posix(): path.read_bytes() for path in sorted(out.rglob("*"))
                 if path.is_file()}
 
