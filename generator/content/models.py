@@ -37,7 +37,6 @@ def _in_range(value: dt.date) -> dt.date:
 
 
 Moment = Annotated[AwareDatetime, AfterValidator(_in_range)]
-Day = Annotated[dt.date, AfterValidator(_in_range)]
 
 
 class Strict(BaseModel):
@@ -102,7 +101,7 @@ class FrontMatter(Strict):
     trust: Text
     ledger: list[LedgerEntry] = Field(min_length=1)
     slug: Annotated[str, Field(strict=True), StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")] | None = None
-    updated: Moment | Day | None = None
+    updated: Annotated[AwareDatetime | dt.date, AfterValidator(_in_range)] | None = None
     edition: Annotated[str, Field(strict=True), StringConstraints(pattern=EDITION_PATTERN)] | None = None
     key_facts: list[KeyFact] = []
     unresolved: list[Text] = []

@@ -194,8 +194,9 @@ class _Loader(FileSystemLoader):
         try:
             return super().get_source(environment, template)
         except UnicodeDecodeError as err:
-            raise TemplateSyntaxError(f"the template is not UTF-8 ({err.reason} at byte {err.start})", 1,
-                                      template, template) from None
+            found = [path for path in (Path(top, template) for top in self.searchpath) if path.is_file()]
+            raise TemplateSyntaxError(f"the template is not UTF-8 ({err.reason} at byte {err.start})", 1, template,
+                                      str(found[0]) if found else template) from None
 
 
 MAX_RANGE = 1_000_000  # range() in a template: a loop a mistyped bound would make endless
