@@ -154,6 +154,15 @@ def test_a_manifest_string_with_a_lone_surrogate_is_an_lp100(site: Path):
     assert [f.code for f in found] == ["LP100"] and "lone surrogate" in found[0].message
 
 
+def test_a_line_of_unclosed_cite_markers_is_read_in_linear_time():
+    """Each '[' of a line is tried as a marker: a try that scanned on to the next ']' made this take minutes."""
+    from generator.content.body import parse_body
+
+    started = time.monotonic()
+    body = parse_body("[cites: " * 20000)
+    assert body.cites == [] and time.monotonic() - started < 10
+
+
 def _link(site: Path, relative: str, target: str) -> None:
     path = site / relative
     path.parent.mkdir(parents=True, exist_ok=True)
