@@ -113,10 +113,13 @@ YAML_HOSTILE = st.sampled_from([
 ])
 
 
+def _nested(inner: st.SearchStrategy) -> st.SearchStrategy:
+    return st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4)
+
+
 def _yaml_values() -> st.SearchStrategy:
     leaves = st.one_of(ANY_TEXT, st.integers(), st.floats(), st.booleans(), st.none(), st.dates(), st.datetimes())
-    return st.recursive(leaves, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4),
-                        max_leaves=20)
+    return st.recursive(leaves, _nested, max_leaves=20)
 
 
 @st.composite
@@ -167,8 +170,7 @@ def bodies(draw) -> str:
 
 def _json_values() -> st.SearchStrategy:
     leaves = st.one_of(ANY_TEXT, st.integers(), st.floats(allow_nan=False), st.booleans(), st.none())
-    return st.recursive(leaves, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4),
-                        max_leaves=20)
+    return st.recursive(leaves, _nested, max_leaves=20)
 
 
 @st.composite

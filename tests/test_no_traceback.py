@@ -177,3 +177,10 @@ def test_a_damaged_build_state_entry_is_ignored(site: Path):
     state.write_text(json.dumps(data))
     done = child(site, "build", "--no-search")
     assert done.returncode == 0 and "Traceback" not in done.stderr
+
+
+def test_new_refuses_a_title_that_names_no_file(site: Path):
+    """`new "???"` wrote content/stories/<day>/.md: a hidden file, which no build ever reads."""
+    result = CliRunner().invoke(cli, ["new", "???", "--newsroom", "city", "--beat", "policy", "--root", str(site)])
+    assert result.exit_code == 2 and "no letter or digit" in result.output
+    assert not list((site / "content/stories").rglob(".md"))

@@ -30,6 +30,8 @@ def new(title: str, newsroom: str, beat: str, trust: str | None, root: Path) -> 
     for field, value, known in (("newsroom", newsroom, config.newsrooms), ("beat", beat, config.beats)):
         if value not in known:
             raise click.BadParameter(f"'{value}' is not one of {', '.join(sorted(known))}", param_hint=f"--{field}")
+    if not slugify(title):  # the file would be named `.md`: hidden, never read
+        raise click.BadParameter("has no letter or digit to name the story's file after", param_hint="TITLE")
     now = dt.datetime.now(dt.timezone.utc).replace(second=0, microsecond=0)
     path = root / "content" / "stories" / now.date().isoformat() / f"{slugify(title)}.md"
     if path.exists():
