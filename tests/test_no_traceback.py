@@ -184,3 +184,22 @@ def test_new_refuses_a_title_that_names_no_file(site: Path):
     result = CliRunner().invoke(cli, ["new", "???", "--newsroom", "city", "--beat", "policy", "--root", str(site)])
     assert result.exit_code == 2 and "no letter or digit" in result.output
     assert not list((site / "content/stories").rglob(".md"))
+
+
+FIXTURES = Path(__file__).parent / "checks"
+
+
+@pytest.mark.parametrize("code", sorted(path.name for path in FIXTURES.glob("LP*")))
+def test_every_rule_s_failing_fixture_builds_with_every_rule_off(tmp_path: Path, code: str):
+    """Turning rules off never breaks the code that relied on them: each rule's failing site, built with all
+    of them off, gives a site or findings (LP011's duplicate outputs stay errors), never a traceback."""
+    import shutil
+
+    from generator.checks import RULES
+    from tests.conftest import base_files
+
+    root = write_tree(tmp_path / "site", base_files())
+    shutil.copytree(FIXTURES / code / "site", root, dirs_exist_ok=True)
+    write_tree(root, {"content/site.toml": SITE_TOML + "\n[checks]\n" + "".join(f'{c} = "off"\n' for c in sorted(RULES))})
+    result = run("build", "--root", str(root), "--no-search")
+    assert result.exit_code == (1 if code == "LP011" else 0), result.output
