@@ -203,3 +203,12 @@ def test_every_rule_s_failing_fixture_builds_with_every_rule_off(tmp_path: Path,
     write_tree(root, {"content/site.toml": SITE_TOML + "\n[checks]\n" + "".join(f'{c} = "off"\n' for c in sorted(RULES))})
     result = run("build", "--root", str(root), "--no-search")
     assert result.exit_code == (1 if code == "LP011" else 0), result.output
+
+
+def test_a_template_whose_name_is_not_utf8_is_an_lp900(site: Path):
+    """Its name reached the templates' digest (UnicodeEncodeError) and then the build record."""
+    (site / "templates").mkdir()
+    (site / "templates" / os.fsdecode(b"caf\xe9.html")).write_text("x")
+    result = run("build", "--root", str(site), "--no-search")
+    assert result.exit_code == 1 and "templates/caf\\xe9.html:1:1: LP900 template error: the file name is not UTF-8" \
+        in result.output

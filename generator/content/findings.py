@@ -34,10 +34,16 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
 
 
 def printable(text: str) -> str:
-    """Control characters (and lone surrogates, from names that are not UTF-8) as escapes."""
+    """Control characters as escapes, and the bytes of a name that is not UTF-8 (which Python holds as lone
+    surrogates) as \\xNN."""
     if not _CONTROL.search(text):
         return text
-    return _CONTROL.sub(lambda found: ascii(found[0])[1:-1], text)
+    return _CONTROL.sub(_escaped, text)
+
+
+def _escaped(found: re.Match) -> str:
+    code = ord(found[0])
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else ascii(found[0])[1:-1]
 
 
 Loc = tuple[str | int, ...]

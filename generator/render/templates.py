@@ -188,7 +188,19 @@ def _failed(err: BaseException, dirs: tuple[str, ...]) -> TemplateFailed:
 
 
 class _Loader(FileSystemLoader):
-    """A template file that is not UTF-8 is a template error (LP900), not a UnicodeDecodeError."""
+    """A template file that is not UTF-8, or whose name is not, is a template error (LP900), not a
+    UnicodeDecodeError (nor a name no digest or build record can hold)."""
+
+    def list_templates(self) -> list[str]:
+        names = super().list_templates()
+        for name in names:
+            if not name.isascii():
+                try:
+                    name.encode("utf-8")
+                except UnicodeEncodeError:
+                    found = [str(Path(top, name)) for top in self.searchpath if Path(top, name).exists()]
+                    raise TemplateSyntaxError("the file name is not UTF-8", 1, name, found[0] if found else name) from None
+        return names
 
     def get_source(self, environment: Environment, template: str) -> tuple:
         try:
@@ -261,7 +273,8 @@ class Renderer:
         if names not in self._digests:
             sources = self._with_references(names)
             text = "\0".join(f"{name}\0{source}" for name, source in sorted(sources.items()))
-            self._digests[names] = hashlib.blake2b(text.encode("utf-8"), digest_size=16).hexdigest()
+            data = text.encode("utf-8", "surrogateescape")  # (a file name that is not UTF-8 is hashed as its bytes)
+            self._digests[names] = hashlib.blake2b(data, digest_size=16).hexdigest()
         return self._digests[names]
 
     def _with_references(self, names: Iterable[str]) -> dict[str, str]:
