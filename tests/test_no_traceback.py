@@ -168,6 +168,14 @@ def test_a_fifo_under_content_does_not_hang_the_build(site: Path):
     assert done.returncode == 1 and "LP001" in done.stderr
 
 
+@pytest.mark.xfail(strict=True, reason=f"cache.py records every file name under content/ in JSON: {ENGINE}")
+def test_a_file_under_content_whose_name_is_not_utf8_fails_the_build_with_a_finding(site: Path):
+    (site / "content/notes").mkdir()
+    (site / "content/notes" / os.fsdecode(b"caf\xe9.txt")).write_text("not a story")
+    done = child(site, "build", "--no-search")
+    assert "Traceback" not in done.stderr and done.returncode in (0, 1)
+
+
 @pytest.mark.xfail(strict=True, reason=f"cache.py indexes each build-state entry without checking it: {ENGINE}")
 def test_a_damaged_build_state_entry_is_ignored(site: Path):
     assert child(site, "build", "--no-search").returncode == 0
