@@ -10,6 +10,7 @@ import os
 import re
 import stat
 from pathlib import Path
+
 import frontmatter
 
 from .findings import Finding
@@ -20,10 +21,14 @@ _HANDLER = frontmatter.YAMLHandler()
 
 
 def read_bounded(path: str | Path, shown: str, limit: int, code: str = "LP001") -> tuple[bytes | None, list[Finding]]:
-    """The bytes of a regular file of at most `limit` bytes, or a finding saying why it was not read. Opened
-    without blocking (a FIFO would wait for a writer forever) and checked on the open file (no race with a
-    rename); read no further than the limit (a device such as /dev/zero never ends)."""
+    """The bytes of a regular file of at most `limit` bytes, or a finding saying why it was not read. Only a
+    regular file is opened (a device may act on being opened), without blocking (a FIFO swapped in meanwhile
+    would wait for a writer forever), and checked again once open; read no further than the limit (a device
+    such as /dev/zero never ends)."""
     try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            return None, [Finding(shown, 1, 1, code, f"is not a regular file ({_kind(mode)}): it is not read")]
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError as err:
         return None, [Finding(shown, 1, 1, code, f"cannot be read ({err.strerror or err})")]
@@ -135,7 +140,9 @@ def _unreadable(entry: os.DirEntry, inside: str, dirs: bool) -> str | None:
                 return None if dirs else ""
             if dirs:
                 return ""
-            return None if entry.is_file(follow_symlinks=False) else f"is not a regular file ({_kind(entry.stat(follow_symlinks=False).st_mode)}): it is not read"
+            if entry.is_file(follow_symlinks=False):
+                return None
+            return f"is not a regular file ({_kind(entry.stat(follow_symlinks=False).st_mode)}): it is not read"
         real = os.path.realpath(entry.path)
         if not real.startswith(inside + os.sep):
             return "is a symbolic link to a place outside content/: it is not read"
