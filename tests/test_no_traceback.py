@@ -162,7 +162,7 @@ def test_a_link_to_dev_zero_under_content_fails_the_build_with_a_finding(site: P
 def test_a_fifo_under_content_does_not_hang_the_build(site: Path):
     os.mkfifo(site / "content/pages/fifo.md")
     try:
-        done = child(site, "build", "--no-search", timeout=15)
+        done = child(site, "build", "--no-search", timeout=8)
     except subprocess.TimeoutExpired:
         pytest.fail("the build hung on a FIFO")
     assert done.returncode == 1 and "LP001" in done.stderr
