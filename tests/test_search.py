@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import random
 import re
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -16,7 +20,14 @@ from click.testing import CliRunner
 from generator.cli import cli
 from generator.engine import search as engine_search
 from generator.site import search
-from generator.site.search import NOTE_CODE, SHARDS, Searchable, plan_shards, shard_size
+from generator.site.search import (
+    NOTE_CODE,
+    SHARDS,
+    Searchable,
+    Shard,
+    plan_shards,
+    shard_size,
+)
 from tests.conftest import build_in_memory
 from tests.test_cache import add_story
 
@@ -140,3 +151,46 @@ def test_the_search_page_reads_the_shard_list(site: Path):
     result = build_in_memory(site)
     page = result.files["search/index.html"].decode()
     assert re.search(r'fetch\(base \+ "/pagefind/shards\.json"\)', page) and "mergeIndex" in page
+
+
+def test_a_lang_that_is_not_a_language_tag_never_reaches_pagefind(tmp_path: Path, monkeypatch):
+    """Pagefind names files after <html lang>: `../../x` wrote them outside its scratch folder."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    page = b'<!DOCTYPE html><html lang="../../../../escaped"><body data-pagefind-body><p>Words here.</p></body></html>'
+    shard = Shard("s", (Searchable("index.html", "d"),))
+    with pytest.raises(engine_search.SearchUnavailable, match="not a language tag"):
+        engine_search.index_shards([shard], {"index.html": page}.__getitem__, 1)
+    assert not [path for path in tmp_path.rglob("*escaped*")]
+
+
+def test_a_hung_pagefind_is_a_warning(site: Path, tmp_path: Path, monkeypatch):
+    fake = tmp_path / "pagefind"
+    fake.write_text("#!/bin/sh\nsleep 30\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(fake))
+    monkeypatch.setattr(engine_search, "TIMEOUT_S", 0.5)
+    result = build_in_memory(site)
+    notes = [f for f in result.findings if f.code == NOTE_CODE]
+    assert result.ok and [f.severity for f in notes] == ["warning"]
+    assert "took more than" in notes[0].message
+
+
+def test_scratch_folders_of_runs_that_are_gone_are_removed(site: Path, tmp_path: Path, monkeypatch):
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    scratch = tmp_path / "tmp"
+    dead = scratch / f"{engine_search.SCRATCH_PREFIX}{gone.stdout.strip()}-abc"
+    mine = scratch / f"{engine_search.SCRATCH_PREFIX}{os.getpid()}-def"
+    legacy_old, legacy_new = scratch / f"{engine_search.SCRATCH_PREFIX}k3j4h5g6", scratch / f"{engine_search.SCRATCH_PREFIX}a1b2c3d4"
+    other = scratch / "unrelated-folder"
+    for folder in (dead, mine, legacy_old, legacy_new, other):
+        (folder / "site").mkdir(parents=True)
+    os.utime(legacy_old, (0, 0))
+    engine_search.clear_leftovers(str(scratch))
+    assert sorted(p.name for p in scratch.iterdir()) == sorted([mine.name, legacy_new.name, other.name])
+
+    (dead / "site").mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    assert build_in_memory(site).ok  # every run clears what killed runs left
+    assert not dead.exists() and mine.exists()

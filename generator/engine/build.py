@@ -106,6 +106,10 @@ def _failed(result: BuildResult, finding: Finding) -> None:
 def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, options: Options, jobs: int,
           memo: Memo | None, memo_key: tuple[str, str], result: BuildResult, progress: Progress | None) -> None:
     config = checked.config
+    shared = _shared_urls(checked)
+    if shared:  # LP011 turned off or down: one address still cannot hold two stories
+        result.findings = [*result.findings, *shared]
+        return
     renderer = Renderer(root, config, navigation(config))
     related, related_kept = related_stories(checked, memo)
     story_list = story_jobs(checked, related)
@@ -140,6 +144,18 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
                        checked.repeats, related_kept, kept_scores, search)
 
 
+def _shared_urls(checked: Checked) -> list[Finding]:
+    first: dict[str, str] = {}
+    found = []
+    for story in sorted(checked.stories, key=lambda story: story.path):
+        other = first.setdefault(story.key, story.path)
+        if other != story.path:
+            found.append(Finding(story.path, 1, 1, "LP011", f"same URL /stories/{story.key}/ as {other}: expected "
+                                 "each story at an address of its own (two stories cannot be built at one, whatever "
+                                 "[checks] says)"))
+    return found
+
+
 def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, stories: list[Rendered], outputs: dict[str, str], sources: dict[str, str], memo: Memo | None,
                 jobs: int, result: BuildResult) -> dict[str, PageRecord]:
     """The site's other outputs: made when what they are made from moved; their records, by path."""
@@ -152,10 +168,13 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
         return memo.pages  # nothing any producer reads moved since the last build, which made them all
     teasers = [Teaser(story.teaser, story.teaser_digest, story.keys) for story in stories]
     planned = site_outputs(config, teasers, checked.manifests, checked.pages, sorted(outputs))
-    clashes = collisions(planned, sources)
-    if clashes:
-        result.findings = [*result.findings, *clashes]
-        return {}
+    lost, clashes = collisions(planned, sources)
+    severity = config.checks.get("LP011", "error")  # off or a warning: what cannot be written is left out
+    if clashes and severity != "off":
+        result.findings = [*result.findings, *(dataclasses.replace(f, severity=severity) for f in clashes)]
+        if severity == "error":
+            return {}
+    planned = [output for n, output in enumerate(planned) if n not in lost]
     prints = [output_fingerprint(output, renderer) for output in planned]
     stale = stale_outputs(planned, prints, memo.pages if memo else {}, store.holds)
     todo = [planned[n] for n in stale]

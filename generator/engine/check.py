@@ -20,7 +20,7 @@ from ..content.findings import Finding
 from ..content.manifests import KnownManifest, load_manifest
 from ..content.models import ManifestFile, Page, StoryBrief, StoryFile
 from ..content.pages import load_page, page_files
-from ..content.source import listed
+from ..content.source import readable, top_folder
 from ..content.stories import story_body, story_files
 from .memo import Memo, take
 from .pool import run_all
@@ -65,7 +65,7 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
     checked = Checked(config, Report([], {}))
     found = [*findings, *_read_manifests(root, checked, memo, digests)]
     found.extend(_read_stories(root, checked, memo, digests, jobs, spill, progress))
-    for path, shown in page_files(root):
+    for path, shown in page_files(root, found):
         page, problems = load_page(path, shown, root / "content" / "pages")
         found.extend(problems)
         if page is not None:
@@ -84,8 +84,9 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
 def _read_manifests(root: Path, checked: Checked, memo: Memo | None, digests: Mapping[str, str]) -> list[Finding]:
     """Every manifest file: read now, or known by id from the memo when its bytes are the same."""
     findings: list[Finding] = []
-    folder = root / "content" / "manifests"
-    for name in listed(folder, ".json"):
+    folder, inside = top_folder(root, "manifests", findings)
+    names = readable(folder, "content/manifests", ".json", inside, "LP100", refused=findings) if folder else []
+    for name in names:
         shown, path = f"content/manifests/{name}", os.path.join(folder, name)
         before = memo.manifests.get(shown) if memo else None
         if before is not None and before.digest == digests.get(shown) and before.id and not before.findings:
@@ -108,7 +109,8 @@ def _read_stories(root: Path, checked: Checked, memo: Memo | None, digests: Mapp
                   spill: Spill | None, progress: Progress | None) -> list[Finding]:
     """Every story file's record: the memo's where its bytes and the manifests it refers to are the same,
     else read now (on every core); their findings."""
-    files = [shown for _, shown in story_files(root)]
+    findings: list[Finding] = []
+    files = [shown for _, shown in story_files(root, findings)]
     known = {shown: record for shown in files
              if (record := memo.stories.get(shown) if memo else None) is not None
              and record.digest == digests.get(shown) and _same_refs(record, checked.manifests)}
@@ -116,7 +118,6 @@ def _read_stories(root: Path, checked: Checked, memo: Memo | None, digests: Mapp
     checked.fresh = set(fresh)
     reading = Reading(str(root), checked.config, checked.manifests, spill)
     results = run_all(read_story, reading, fresh, jobs)
-    findings: list[Finding] = []
     for done, shown in enumerate(files, start=1):
         record = known.get(shown)
         if record is None:

@@ -8,8 +8,11 @@ import concurrent.futures
 import functools
 import importlib.metadata
 import os
+import re
+import shutil
 import subprocess
 import tempfile
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -103,6 +106,14 @@ def fingerprint(shard: Shard) -> str:
     return key_of(_indexer(), shard.made_from)
 
 
+SCRATCH_PREFIX = "ledgerpress-search-"  # then the process id: a folder left by a killed run is found and removed
+LEFTOVER_AGE_S = 3600                   # a scratch folder without a process id (an older ledgerpress) is removed after
+TIMEOUT_S, PAGES_PER_S = 60.0, 10       # how long Pagefind may take on a shard: a minute, and a second per 10 pages
+# Pagefind names some of its files after each page's <html lang>: only a language tag may pass, never a path.
+_LANG = re.compile(rb"<html\b[^>]*?\blang\s*=\s*([\"']?)([^\"'>]*)\1", re.IGNORECASE)
+_TAG = re.compile(rb"[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*")
+
+
 def index_shards(shards: list[Shard], read: Callable[[str], bytes], jobs: int,
                  nice: bool = False) -> dict[str, dict[str, bytes]]:
     """Each shard's bundle ({file name: bytes}), by shard name, `jobs` Pagefind processes at a time (`nice`:
@@ -110,23 +121,67 @@ def index_shards(shards: list[Shard], read: Callable[[str], bytes], jobs: int,
     if not shards:
         return {}
     binary = _binary()
+    clear_leftovers(tempfile.gettempdir())
     with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
         bundles = pool.map(lambda shard: _index(shard, read, binary, nice), shards)
         return {shard.name: bundle for shard, bundle in zip(shards, bundles)}
 
 
 def _index(shard: Shard, read: Callable[[str], bytes], binary: str, nice: bool) -> dict[str, bytes]:
-    with tempfile.TemporaryDirectory(prefix="ledgerpress-search-") as scratch:
+    with tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-") as scratch:
         site, out = Path(scratch, "site"), Path(scratch, "bundle")
         for page in shard.pages:
+            data = read(page.path)
+            _language(page.path, data)
             target = site / page.path
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(read(page.path))
+            target.write_bytes(data)
         command = [binary, "--site", str(site), "--output-path", str(out), "--silent",
                    *(arg for selector in EXCLUDE for arg in ("--exclude-selectors", selector))]
-        _run(command, timeout=60 + len(shard.pages) / 10, nice=nice)
+        _run(command, timeout=TIMEOUT_S + len(shard.pages) / PAGES_PER_S, nice=nice)
         return {path.relative_to(out).as_posix(): path.read_bytes() for path in sorted(out.rglob("*"))
                 if path.is_file()}
+
+
+def _language(path: str, page: bytes) -> None:
+    """Refuse a page whose <html lang> is not a language tag: Pagefind would write files named after it
+    (`../../x` included) outside its folder."""
+    found = _LANG.search(page[:4096])
+    if found and found[2] and not _TAG.fullmatch(found[2]):
+        shown = found[2][:40].decode("utf-8", "replace")
+        raise SearchUnavailable(f'{path} has <html lang="{shown}">, which is not a language tag')
+
+
+def clear_leftovers(folder: str) -> None:
+    """Remove the scratch folders that runs which are gone left behind (killed before they could): ours, in
+    `folder`, named after a process that no longer runs (or, without a process id, older than an hour)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.name.startswith(SCRATCH_PREFIX):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not entry.is_dir(follow_symlinks=False) or info.st_uid != os.getuid():
+            continue
+        owner = entry.name[len(SCRATCH_PREFIX):].split("-")[0]
+        gone = not _running(int(owner)) if owner.isdigit() else time.time() - info.st_mtime > LEFTOVER_AGE_S
+        if gone:
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
 
 
 def _run(command: list[str], timeout: float, nice: bool) -> None:
@@ -139,7 +194,7 @@ def _run(command: list[str], timeout: float, nice: bool) -> None:
                 output, _ = process.communicate(timeout=timeout)
             except subprocess.TimeoutExpired:
                 process.kill()
-                raise SearchUnavailable(f"Pagefind took more than {timeout:.0f} s") from None
+                raise SearchUnavailable(f"Pagefind took more than {timeout:.1f} s") from None
     except OSError as err:
         raise SearchUnavailable(f"Pagefind could not start: {err}") from None
     if process.returncode:

@@ -15,6 +15,7 @@ from ..checks.waivers import reasons
 from ..content.body import Body, render_block
 from ..content.config import SiteConfig
 from ..content.models import ManifestFile, Story
+from .formats import sh_url, sh_word
 
 VIEW_VERSION = "1"
 
@@ -177,11 +178,17 @@ def _edition(story: Story) -> str:
 
 
 def ledger_rows(story: Story, manifests: dict[str, ManifestFile], config: SiteConfig) -> list[LedgerRow]:
-    """The ledger in its front-matter order, each used claim with its text."""
+    """The ledger in its front-matter order, each used claim with its text. A manifest or claim that does
+    not exist is left out (its rule, LP022 or LP024, must have been turned off for the story to get here);
+    the rows keep their ledger numbers, which the body's citations use."""
     rows = []
     for number, entry in enumerate(story.meta.ledger, start=1):
-        fields, claims = _manifest_row(manifests[entry.manifest], config)
-        rows.append(LedgerRow(**fields, number=number, claims=[claims[claim_id] for claim_id in entry.claims]))
+        found = manifests.get(entry.manifest)
+        if found is None:
+            continue
+        fields, claims = _manifest_row(found, config)
+        rows.append(LedgerRow(**fields, number=number,
+                              claims=[claims[claim_id] for claim_id in entry.claims if claim_id in claims]))
     return rows
 
 
@@ -239,12 +246,14 @@ def sections_of(rows: list[SectionRow]) -> list[SectionView]:
 
 
 def _verify(config: SiteConfig, ids: list[str]) -> Verify | None:
+    """The shell loop a reader pastes to fetch the cited manifests: every word quoted for the shell (ids,
+    the header, the URL around "$id"), so nothing in site.toml runs on the reader's machine."""
     if config.verify is None:
         return None
     endpoint = config.verify.endpoint
-    header = f'-H "{config.verify.header}" ' if config.verify.header else ""
-    command = (f"for id in {' '.join(ids)}; do\n"
-               f'  curl -s {header}"{endpoint.replace("{id}", "$id")}"\n'
+    header = f"-H {sh_word(config.verify.header)} " if config.verify.header else ""
+    command = (f"for id in {' '.join(sh_word(i) for i in ids)}; do\n"
+               f"  curl -s {header}{sh_url(endpoint, '{id}', 'id')}\n"
                "done")
     return Verify(endpoint=endpoint, header=config.verify.header,
                   urls=[endpoint.replace("{id}", i) for i in ids], command=command)
@@ -275,8 +284,10 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
     url = config.url(story.url_path)
     ledger = ledger_rows(story, manifests, config)
     updated, last_updated = _updated(story)
-    trust = Term(slug=meta.trust, name=config.trust[meta.trust])
-    newsroom = Term(slug=meta.newsroom, name=config.newsrooms[meta.newsroom], url=config.url(f"/newsrooms/{meta.newsroom}/"))
+    # (a key site.toml does not declare is shown as written: LP010 must have been turned off)
+    trust = Term(slug=meta.trust, name=config.trust.get(meta.trust, meta.trust))
+    newsroom = Term(slug=meta.newsroom, name=config.newsrooms.get(meta.newsroom, meta.newsroom),
+                    url=config.url(f"/newsrooms/{meta.newsroom}/"))
     sources = len(ledger)
     published = story.published_utc
     ids = [row.manifest_id for row in ledger]
@@ -286,7 +297,7 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
         view_version=VIEW_VERSION, title=meta.title, description=meta.description, slug=story.slug,
         path=story.url_path, url=url, canonical=url, published=iso_z(published), updated=updated,
         last_updated=last_updated, edition=_edition(story), newsroom=newsroom,
-        beat=Term(slug=meta.beat, name=config.beats[meta.beat], url=config.url(f"/beats/{meta.beat}/")),
+        beat=Term(slug=meta.beat, name=config.beats.get(meta.beat, meta.beat), url=config.url(f"/beats/{meta.beat}/")),
         trust=trust, source_count=sources, cited_manifest_ids=ids,
         byline=f"{trust.name} · {sources} source{'s' if sources != 1 else ''} · {newsroom.name} · "
                f"Published {published.strftime('%Y-%m-%d %H:%M')} UTC",
