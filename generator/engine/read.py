@@ -8,7 +8,7 @@ import pickle
 import shutil
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -98,6 +98,7 @@ class Reading:
     config: SiteConfig
     manifests: Mapping[str, ManifestFile]
     spill: Spill | None
+    texts: Mapping[str, bytes] = field(default_factory=dict)  # story files' bytes given instead of read
 
 
 class Read(NamedTuple):
@@ -113,8 +114,10 @@ def read_story(reading: Reading, shown: str) -> Read:
     """Read one story file, parse its body once, run its local rules, and (when building) render its sections.
     The body text is not kept: what needs it later has it in another form, or reads the file again."""
     try:
-        with open(os.path.join(reading.root, shown), "rb") as source:
-            data = source.read()
+        data = reading.texts.get(shown)
+        if data is None:
+            with open(os.path.join(reading.root, shown), "rb") as source:
+                data = source.read()
     except OSError as err:
         return Read(StoryRecord(shown, "", {}, [Finding(shown, 1, 1, "LP001", f"cannot read the file: {err.strerror}")]))
     code = file_digest(data)
