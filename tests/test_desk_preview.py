@@ -34,7 +34,7 @@ def test_a_read_only_desk_writes_nothing_and_builds_when_allowed(tmp_path: Path)
         assert agent.call("check_story", text=read["text"], path=MISTAKES_PATH)["clean"]
         built = agent.call("build", search=False)
         assert built["ok"] and built["exit_code"] == 0 and built["findings"] == [], built
-        assert built["summary"].startswith(f"built 1 stories, 12 pages, 29 files in {site / 'public'} "), built
+        assert built["summary"].startswith("built ") and f"files in {site / 'public'} (" in built["summary"], built
         assert (site / "public" / STORY_PATH.removeprefix("content/").removesuffix(".md") / "index.html").is_file()
         assert not (site / "public/stories/2026-11-22").exists()  # a draft, and the build had no --drafts
         assert agent.call("build", drafts=True, search=False)["ok"]
