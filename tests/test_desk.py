@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from tests.commands import ledgerpress
-from tests.conftest import STORY_PATH, base_files, write_tree
+from tests.conftest import MANIFEST_A, SITE_TOML, STORY, STORY_PATH, base_files, write_tree
 from tests.desk_agent import Agent, stdio_agent
 
 MISTAKES_PATH = "content/stories/2026-11-22/the-busway-budget-passed-9-to-2.md"
@@ -93,12 +93,37 @@ def test_check_story_gives_exactly_the_findings_check_gives_and_writes_nothing(a
     saved = write_tree(tmp_path / "saved", {**base_files(), MISTAKES_PATH: MISTAKES})
     cli = ledgerpress("check", "--format", "json", "--root", str(saved), cwd=tmp_path)
     assert cli.returncode == 1, cli.stderr
-    shown = [{"path": f["path"], "line": f["line"], "col": f["column"], "code": f["code"], "severity": f["severity"],
-              "message": f["message"]} for f in checked["findings"]]
-    assert shown == json.loads(cli.stdout)
+    assert _as_check_prints(checked["findings"]) == json.loads(cli.stdout)
     assert [f["text"] for f in checked["findings"]] == [f"{MISTAKES_PATH}:{f['line']}:{f['column']}: {f['code']} "
                                                         f"{f['message']}" for f in checked["findings"]]
     assert agent.call("check_story", text=FIXED, path=MISTAKES_PATH)["clean"]
+
+
+def _as_check_prints(findings: list[dict]) -> list[dict]:
+    return [{"path": f["path"], "line": f["line"], "col": f["column"], "code": f["code"], "severity": f["severity"],
+             "message": f["message"]} for f in findings]
+
+
+def test_the_desk_checks_again_what_changed_and_still_finds_what_check_finds(tmp_path: Path):
+    files = base_files()
+    site = write_tree(tmp_path / "site", files)
+    edits = [{},
+             {STORY_PATH: STORY.replace("12,500,000 dollars on", "12,600,000 dollars on")},  # another story
+             {"content/manifests/1000000000000000001.json": MANIFEST_A.replace("12,500,000", "12,600,000")},
+             {"content/site.toml": SITE_TOML + '\n[checks]\nLP030 = "warning"\n'},
+             {STORY_PATH: None, "content/manifests/1000000000000000002.json": None}]
+    seen = []
+    with stdio_agent(site) as desk:
+        for step, edit in enumerate(edits):
+            write_tree(site, edit)
+            files.update(edit)
+            saved = write_tree(tmp_path / f"saved-{step}", {**files, MISTAKES_PATH: MISTAKES})
+            cli = ledgerpress("check", "--format", "json", "--root", str(saved), cwd=tmp_path)
+            expected = [f for f in json.loads(cli.stdout) if f["path"] == MISTAKES_PATH]
+            found = desk.call("check_story", text=MISTAKES, path=MISTAKES_PATH)["findings"]
+            assert _as_check_prints(found) == expected, step
+            seen.append([(f["code"], f["severity"]) for f in found])
+    assert len({tuple(codes) for codes in seen}) == 4, seen  # the manifest, site.toml and deletions changed them
 
 
 def test_check_story_places_the_text_where_its_front_matter_says(agent: Agent):

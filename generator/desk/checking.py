@@ -12,27 +12,27 @@ from ..content.findings import Finding
 from ..content.layout import file_digest
 from ..content.slugs import slugify
 from ..content.source import front_matter
-from ..engine.check import check_site
 from .errors import DeskError
 from .paths import SHAPE, story_path
+from .recheck import SiteChecks
 from .schemas import CheckResult, FindingOut
 
 _GUESS = re.compile(r"\(did you mean '([^']*)'")
 MAX_TEXT = 1_000_000  # bytes of one story: the longest real ones are a few tens of kilobytes
 
 
-def check_text(root: Path, shown: str | None, text: str, drafts: bool = False) -> CheckResult:
+def check_text(checks: SiteChecks, shown: str | None, text: str, drafts: bool = False) -> CheckResult:
     """The findings `check` would give for this text saved at `shown` (or where its front matter places it)."""
     data = story_bytes(text)
     shown = shown if shown is not None else placed(data)
-    story_path(root, shown)
-    return check_bytes(root, shown, data, drafts)
+    story_path(checks.root, shown)
+    return check_bytes(checks, shown, data, drafts)
 
 
-def check_bytes(root: Path, shown: str, data: bytes, drafts: bool = False) -> CheckResult:
+def check_bytes(checks: SiteChecks, shown: str, data: bytes, drafts: bool = False) -> CheckResult:
     """The findings of exactly these bytes at `shown` (a saved file's, read once, are checked as given: the hash
     returned is that of what was checked, even if the file changes meanwhile)."""
-    checked = check_site(root, drafts=drafts, texts={shown: data})  # as `check` (or `build --drafts`) sees it
+    checked = checks.check(drafts, {shown: data})  # as `check` (or `build --drafts`) sees the site
     if checked.config is None:
         lines = [str(finding) for finding in checked.findings]
         raise DeskError("site_broken", f"content/site.toml has errors, so no story can be checked: {'; '.join(lines)}",

@@ -9,6 +9,7 @@ from pathlib import Path
 
 from ..content.config import CONFIG_NAME, SiteConfig, load_config
 from .errors import DeskError
+from .recheck import SiteChecks
 
 
 @dataclass
@@ -18,6 +19,10 @@ class Desk:
     allow_build: bool = False
     # One tool call at a time works on the site: a hash compared and a file replaced are one step.
     lock: threading.Lock = field(default_factory=threading.Lock)
+    checks: SiteChecks = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.checks = SiteChecks(self.root)
 
     def config(self) -> SiteConfig:
         """site.toml as the checks read it, or a refusal that says what is wrong with it."""

@@ -46,7 +46,7 @@ def draft_story(desk: Desk, title: str, newsroom: str, beat: str, trust: str | N
                         path=story.shown) from None
     data = story.text.encode("utf-8")
     return Written(path=story.shown, content_hash=file_digest(data), text=story.text,
-                   check=check_bytes(desk.root, story.shown, data))
+                   check=check_bytes(desk.checks, story.shown, data))
 
 
 def update_story(desk: Desk, shown: str, text: str, expected_hash: str) -> Written:
@@ -68,7 +68,8 @@ def update_story(desk: Desk, shown: str, text: str, expected_hash: str) -> Writt
         raise DeskError("published", f"{shown} is not a draft (its front matter does not say `draft: true`): the desk "
                         "never changes a published story", path=shown)
     _replace(path, data)
-    return Written(path=shown, content_hash=file_digest(data), text=text, check=check_bytes(desk.root, shown, data))
+    return Written(path=shown, content_hash=file_digest(data), text=text,
+                   check=check_bytes(desk.checks, shown, data))
 
 
 def _draft(data: bytes, shown: str) -> tuple[bool, list[str]]:

@@ -66,7 +66,7 @@ def check_story_tool(
         drafts: Drafts = False) -> CheckResult:
     """Check a story's text in this site exactly as `ledgerpress check` would if it were saved there; nothing
     is written. Each finding has its line, column, code, message and `did_you_mean` hint."""
-    return check_text(desk.root, path, text, drafts)
+    return check_text(desk.checks, path, text, drafts)
 
 
 def explain_rule_tool(
