@@ -5,56 +5,74 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from collections.abc import Iterable
-from pathlib import Path
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 from ..checks.resolve import nearest
-from ..content.load import Content, load_content
-from ..content.models import Manifest, StoryBrief
+from ..content.config import SiteConfig
+from ..content.models import Manifest, ManifestFile, StoryBrief
 from .errors import DeskError
+from .recheck import SiteChecks
 from .schemas import CitingStory, ClaimOut, ManifestDetail, ManifestPage, ManifestSummary, Retraction
 
 MAX_LIMIT = 100
 
 
-def list_manifests(root: Path, text: str = "", newsroom: str | None = None, published_after: str | None = None,
+@dataclass(frozen=True)
+class Shelf:
+    """The manifests and every story's brief (drafts too), as the desk's last check of the site read them."""
+
+    config: SiteConfig
+    manifests: Mapping[str, ManifestFile]
+    briefs: list[StoryBrief]
+    problems: list[str]
+
+
+def shelf(checks: SiteChecks) -> Shelf:
+    checked = checks.check(False, {})  # warm: only files changed since the last call are read again
+    if checked.config is None:
+        lines = [str(finding) for finding in checked.findings]
+        raise DeskError("site_broken", f"content/site.toml has errors: {'; '.join(lines)}", findings=lines)
+    briefs = sorted((record.brief for record in checked.records.values() if record.brief), key=lambda s: s.path)
+    problems = [str(finding) for record in checked.manifest_records.values() for finding in record.findings]
+    return Shelf(checked.config, checked.manifests, briefs, problems)
+
+
+def list_manifests(checks: SiteChecks, text: str = "", newsroom: str | None = None, published_after: str | None = None,
                    published_before: str | None = None, cursor: str | None = None, limit: int = 20) -> ManifestPage:
     """One page of the manifests that match, newest first."""
-    content = _content(root)
     start = _offset(cursor)
     after = _moment(published_after, "published_after", end=False)
     before = _moment(published_before, "published_before", end=True)
-    if newsroom is not None and newsroom not in content.config.newsrooms:
-        raise DeskError("unknown_newsroom", f"'{newsroom}' is not one of {', '.join(sorted(content.config.newsrooms))} "
-                        "(from site.toml)", known=sorted(content.config.newsrooms))
-    briefs = [story.brief() for story in content.stories]
+    site = shelf(checks)
+    if newsroom is not None and newsroom not in site.config.newsrooms:
+        raise DeskError("unknown_newsroom", f"'{newsroom}' is not one of {', '.join(sorted(site.config.newsrooms))} "
+                        "(from site.toml)", known=sorted(site.config.newsrooms))
     terms = text.casefold().split()
-    found = [manifest for manifest in (item.manifest for item in content.manifests.values())
+    found = [manifest for manifest in (item.manifest for item in site.manifests.values())
              if all(term in _words(manifest) for term in terms)
-             and (newsroom is None or newsroom in _newsrooms(manifest.id, briefs))
+             and (newsroom is None or newsroom in _newsrooms(manifest.id, site.briefs))
              and (after is None or manifest.published >= after) and (before is None or manifest.published <= before)]
     found.sort(key=lambda manifest: (-manifest.published.timestamp(), manifest.id))
     page = found[start:start + limit]
-    return ManifestPage(manifests=[_summary(content, manifest, briefs) for manifest in page], total=len(found),
-                        next_cursor=str(start + limit) if start + limit < len(found) else None,
-                        problems=[str(finding) for finding in content.findings
-                                  if finding.path.startswith("content/manifests/")])
+    return ManifestPage(manifests=[_summary(site, manifest) for manifest in page], total=len(found),
+                        next_cursor=str(start + limit) if start + limit < len(found) else None, problems=site.problems)
 
 
-def get_manifest(root: Path, manifest_id: str) -> ManifestDetail:
+def get_manifest(checks: SiteChecks, manifest_id: str) -> ManifestDetail:
     """One manifest whole, with where a story may cite it and which stories do."""
-    content = _content(root)
-    found = content.manifests.get(manifest_id)
+    site = shelf(checks)
+    found = site.manifests.get(manifest_id)
     if found is None:
-        twin = nearest(manifest_id, content.manifests)
+        twin = nearest(manifest_id, site.manifests)
         hint = f" (did you mean '{twin}'?)" if twin else ""
         raise DeskError("unknown_manifest", f"no manifest has the id '{manifest_id[:80]}'{hint}: list_manifests finds "
                         "them", did_you_mean=twin)
     manifest = found.manifest
-    briefs = sorted((story.brief() for story in content.stories), key=lambda story: story.path)
-    citing = [_citing(story, manifest.id) for story in briefs if any(entry == manifest.id for entry, _ in story.ledger)]
+    citing = [_citing(story, manifest.id) for story in site.briefs
+              if any(entry == manifest.id for entry, _ in story.ledger)]
     withdrawn = manifest.retracted
-    until = manifest.published + dt.timedelta(days=content.config.manifest_max_age_days)
+    until = manifest.published + dt.timedelta(days=site.config.manifest_max_age_days)
     usable = [claim.id for claim in manifest.claims if not claim.retracted]
     return ManifestDetail(
         id=manifest.id, title=manifest.title, source_name=manifest.source.name, source_url=manifest.source.url,
@@ -65,22 +83,14 @@ def get_manifest(root: Path, manifest_id: str) -> ManifestDetail:
         ledger_entry=f"  - manifest: {json.dumps(manifest.id)}\n    claims: {json.dumps(usable)}\n")
 
 
-def _content(root: Path) -> Content:
-    content = load_content(root)
-    if content.config is None:
-        lines = [str(finding) for finding in content.findings if finding.path == "content/site.toml"]
-        raise DeskError("site_broken", f"content/site.toml has errors: {'; '.join(lines)}", findings=lines)
-    return content
-
-
-def _summary(content: Content, manifest: Manifest, briefs: list[StoryBrief]) -> ManifestSummary:
-    cited = [story for story in briefs if any(entry == manifest.id for entry, _ in story.ledger)]
+def _summary(site: Shelf, manifest: Manifest) -> ManifestSummary:
+    cited = [story for story in site.briefs if any(entry == manifest.id for entry, _ in story.ledger)]
     return ManifestSummary(
         id=manifest.id, title=manifest.title, source_name=manifest.source.name, source_url=manifest.source.url,
         published=_iso(manifest.published),
         retracted=manifest.retracted is not None or any(claim.retracted for claim in manifest.claims),
         claims=len(manifest.claims), cited_by=len(cited), newsrooms=sorted({story.newsroom for story in cited}),
-        path=content.manifests[manifest.id].path)
+        path=site.manifests[manifest.id].path)
 
 
 def _citing(story: StoryBrief, manifest_id: str) -> CitingStory:

@@ -46,7 +46,7 @@ def list_manifests_tool(
         cursor: Annotated[str | None, Field(description="`next_cursor` of the page before.")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Manifests a page.")] = 20) -> ManifestPage:
     """Find the site's manifests (source records), newest first, one page at a time."""
-    return list_manifests(desk.root, text, newsroom, published_after, published_before, cursor, limit)
+    return list_manifests(desk.checks, text, newsroom, published_after, published_before, cursor, limit)
 
 
 def get_manifest_tool(
@@ -54,7 +54,7 @@ def get_manifest_tool(
         id: Annotated[str, Field(description="The manifest's id.", max_length=64)]) -> ManifestDetail:  # noqa: A002
     """One manifest: its claims (cite their ids in a ledger), its retraction, the stories citing it, and the
     dates a story citing it may be published."""
-    return get_manifest(desk.root, id)
+    return get_manifest(desk.checks, id)
 
 
 def check_story_tool(
