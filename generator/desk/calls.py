@@ -15,8 +15,8 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
 from mcp.types import CallToolResult, TextContent
+from pydantic import BaseModel, ValidationError
 
 from ..content.layout import CACHE_DIR
 from .errors import DeskError
@@ -77,12 +77,10 @@ class Journal:
             _logger.warning("cannot write %s: %s", self.path, err.strerror)
 
 
-Schemas = Callable[[], Awaitable[Mapping[str, dict]]]
-
-
-def door(journal: Journal, schemas: Schemas) -> Callable[..., Awaitable[Any]]:
+def door(journal: Journal, arguments_of: Mapping[str, type[BaseModel]]) -> Callable[..., Awaitable[Any]]:
     """Middleware for the server: every `tools/call` is logged, and an error the SDK words (an unknown tool,
-    arguments that fail the input schema) is given the desk's shape, with each problem by field."""
+    arguments that fail the input schema) is given the desk's shape, with each problem by field.
+    `arguments_of`: each tool's arguments as a model (what its input schema says)."""
 
     async def middleware(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
         if ctx.method != "tools/call":
@@ -93,25 +91,27 @@ def door(journal: Journal, schemas: Schemas) -> Callable[..., Awaitable[Any]]:
         try:
             result = await call_next(ctx)
             if isinstance(result, dict) and result.get("isError") and "structuredContent" not in result:
-                error = _worded(name, arguments, await schemas(), result)
+                error = _worded(name, arguments, arguments_of, result)
                 result = {**result, "content": [{"type": "text", "text": f"{error.code}: {error.message}"}],
                           "structuredContent": {"error": error.as_dict()}}
             outcome = _outcome(result)
             return result
         finally:
-            journal.record(name, arguments, outcome, time.monotonic() - started)
+            journal.record(name[:100], arguments, outcome, time.monotonic() - started)
 
     return middleware
 
 
-def _worded(name: str, arguments: Any, schemas: Mapping[str, dict], result: dict) -> DeskError:
-    if name not in schemas:
+def _worded(name: str, arguments: Any, arguments_of: Mapping[str, type[BaseModel]], result: dict) -> DeskError:
+    if name not in arguments_of:
         return DeskError("unknown_tool", f"no tool is named '{name[:60]}': expected one of "
-                         f"{', '.join(sorted(schemas))}",
-                         known=sorted(schemas))
-    problems = [{"field": ".".join(str(part) for part in error.absolute_path) or "(arguments)",
-                 "problem": error.message if len(error.message) <= 200 else error.message[:200] + "…"}
-                for error in Draft202012Validator(schemas[name]).iter_errors(arguments)]
+                         f"{', '.join(sorted(arguments_of))}", known=sorted(arguments_of))
+    try:
+        arguments_of[name].model_validate(arguments)
+        problems = []
+    except ValidationError as err:
+        problems = [{"field": ".".join(str(part) for part in error["loc"]) or "(arguments)", "problem": error["msg"]}
+                    for error in err.errors(include_url=False)]
     if problems:
         listed = "; ".join(f"{problem['field']}: {problem['problem']}" for problem in problems[:10])
         return DeskError("invalid_arguments", f"{name}'s arguments do not fit its input schema: {listed}",

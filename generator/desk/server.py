@@ -3,8 +3,6 @@ the user guide), the door every call goes through, and the stdio transport."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.resources import FileResource
@@ -16,7 +14,7 @@ from .calls import Journal, door
 from .errors import DeskError
 from .rules import guide_pages, rules_listing, site_facts
 from .site import Desk
-from .tools import register
+from .tools import argument_models, register
 
 INSTRUCTIONS = """\
 This desk serves one ledgerpress site: stories whose every paragraph cites source records (manifests).
@@ -33,11 +31,7 @@ def make_server(desk: Desk, transport: str) -> MCPServer:
                     log_level="WARNING")
     register(app, desk)
     _resources(app, desk)
-
-    async def schemas() -> Mapping[str, dict]:
-        return {tool.name: tool.input_schema for tool in await app.list_tools()}
-
-    app.middleware.append(door(Journal(desk.root, transport), schemas))
+    app.middleware.append(door(Journal(desk.root, transport), argument_models()))
     return app
 
 

@@ -11,7 +11,7 @@ from typing import Annotated, Any
 
 from mcp.server.mcpserver import MCPServer
 from mcp.types import ToolAnnotations
-from pydantic import Field
+from pydantic import BaseModel, Field, create_model
 
 from .calls import guarded
 from .checking import check_text
@@ -141,3 +141,14 @@ def register(app: MCPServer, desk: Desk) -> None:
     for name, run, annotations in TOOLS:
         app.add_tool(guarded(desk, name, functools.partial(run, desk)), name=name, description=inspect.getdoc(run),
                      annotations=annotations, structured_output=True)
+
+
+def argument_models() -> dict[str, type[BaseModel]]:
+    """Each tool's arguments as a model, from the same signatures as its input schema: to say what is wrong."""
+    models = {}
+    for name, run, _ in TOOLS:
+        parameters = list(inspect.signature(run, eval_str=True).parameters.values())[1:]  # less `desk`
+        fields: dict[str, Any] = {parameter.name: (parameter.annotation, ... if parameter.default is parameter.empty
+                                                   else parameter.default) for parameter in parameters}
+        models[name] = create_model(f"{name}_arguments", **fields)
+    return models
