@@ -35,7 +35,7 @@ def _part_of(shown: Any, actual: Any, where: str = "result") -> None:
             _part_of(value, actual[key], f"{where}.{key}")
     elif isinstance(shown, list):
         assert isinstance(actual, list) and len(actual) == len(shown), where
-        for i, (one, other) in enumerate(zip(shown, actual)):
+        for i, (one, other) in enumerate(zip(shown, actual, strict=True)):
             _part_of(one, other, f"{where}[{i}]")
     else:
         assert shown == actual, f"{where}: the guide shows {shown!r}, the desk answers {actual!r}"

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from .options import ROOT, require_site, say, verbosity
+
+if TYPE_CHECKING:
+    from ..desk.site import Desk
 
 
 @click.command(name="mcp")
@@ -40,7 +44,7 @@ def mcp_command(root: Path, port: int | None, allow_write: bool, allow_build: bo
     say("Stopped.")
 
 
-def _serve_http(desk, port: int, allowed: str) -> None:
+def _serve_http(desk: Desk, port: int, allowed: str) -> None:
     from ..desk.http import listening, serve_http
 
     try:

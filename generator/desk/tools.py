@@ -138,9 +138,9 @@ TOOLS: list[tuple[str, Callable[..., Any], ToolAnnotations]] = [
 
 def register(app: MCPServer, desk: Desk) -> None:
     """Every tool, on one server, bound to one desk."""
-    for name, run, annotations in TOOLS:
+    for name, run, hints in TOOLS:
         app.add_tool(guarded(desk, name, functools.partial(run, desk)), name=name, description=inspect.getdoc(run),
-                     annotations=annotations, structured_output=True)
+                     annotations=hints, structured_output=True)
 
 
 def argument_models() -> dict[str, type[BaseModel]]:
