@@ -73,9 +73,10 @@ def http_server(root: Path, *flags: str) -> Iterator[str]:
                               stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                               env={**os.environ, **_environment(root)})
     try:
-        line = server.stderr.readline()
-        found = re.search(r"at (http://127\.0\.0\.1:\d+/mcp) ", line)
-        assert found, line + server.stderr.read()
+        said = []  # whatever comes before the line that names the address (a warning of a dependency, say)
+        while not (found := re.search(r" at (http://127\.0\.0\.1:\d+/mcp) ", said[-1] if said else "")):
+            said.append(server.stderr.readline())
+            assert said[-1] and len(said) < 100, "".join(said)
         yield found[1]
     finally:
         server.terminate()
