@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from .findings import Finding
@@ -28,10 +29,10 @@ def story_files(root: Path, refused: list[Finding] | None = None) -> list[tuple[
                                  refused=refused)]
 
 
-def story_body(root: Path, shown: str) -> str:
+def story_body(root: Path, shown: str, texts: Mapping[str, bytes] | None = None) -> str:
     """A story's body alone, read again (what load_story kept as `body`): site-wide checks that compare
-    texts read the few they need instead of holding every body."""
-    text, _ = read_text(os.path.join(root, shown), shown)
+    texts read the few they need instead of holding every body. `texts`: files' bytes given instead of read."""
+    text, _ = read_text(os.path.join(root, shown), shown, (texts or {}).get(shown))
     parts = split_front_matter(text) if text is not None else None
     return parts[2] if parts is not None else ""
 

@@ -55,16 +55,17 @@ class Checked:
 
 def check_site(root: Path, drafts: bool = True, base_url: str | None = None, jobs: int = 1, memo: Memo | None = None,
                digests: Mapping[str, str] | None = None, spill: Spill | None = None,
-               progress: Progress | None = None) -> Checked:
+               progress: Progress | None = None, texts: Mapping[str, bytes] | None = None) -> Checked:
     """Read and check everything. With a memo, `digests` (the digest of each content file, by its path as
-    shown, as a scan found it) says which stories and manifests the memo holds unchanged."""
+    shown, as a scan found it) says which stories and manifests the memo holds unchanged. `texts`: story
+    files' bytes by path as shown, checked as if written there (a story checked before it is saved)."""
     config, findings = load_config(root / "content" / CONFIG_NAME, base_url, f"content/{CONFIG_NAME}")
     if config is None:
         return Checked(None, Report(sorted(findings), {}))
     digests = digests if memo is not None and digests is not None else {}
     checked = Checked(config, Report([], {}))
     found = [*findings, *_read_manifests(root, checked, memo, digests)]
-    found.extend(_read_stories(root, checked, memo, digests, jobs, spill, progress))
+    found.extend(_read_stories(root, checked, memo, digests, jobs, spill, progress, texts or {}))
     for path, shown in page_files(root, found):
         page, problems = load_page(path, shown, root / "content" / "pages")
         found.extend(problems)
@@ -75,7 +76,7 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
     site = SiteIndex(config, checked.manifests, checked.stories, pages=checked.pages, root=root,
                      broken=[StoryFile(r.path, "", 0) for r in checked.records.values() if r.brief is None],
                      config_path=f"content/{CONFIG_NAME}")
-    site.repeats = _repeats(root, checked, members, memo)
+    site.repeats = _repeats(root, checked, members, memo, texts or {})
     report = run_checks(site, found)
     checked.report = report if drafts else _drafts_warn(report, checked.records)
     return checked
@@ -106,17 +107,19 @@ def _read_manifests(root: Path, checked: Checked, memo: Memo | None, digests: Ma
 
 
 def _read_stories(root: Path, checked: Checked, memo: Memo | None, digests: Mapping[str, str], jobs: int,
-                  spill: Spill | None, progress: Progress | None) -> list[Finding]:
+                  spill: Spill | None, progress: Progress | None, texts: Mapping[str, bytes]) -> list[Finding]:
     """Every story file's record: the memo's where its bytes and the manifests it refers to are the same,
     else read now (on every core); their findings."""
     findings: list[Finding] = []
     files = [shown for _, shown in story_files(root, findings)]
+    if texts:  # in the order story_files() lists them: by folder, then name
+        files = sorted({*files, *texts}, key=lambda shown: shown.split("/")[2:])
     known = {shown: record for shown in files
-             if (record := memo.stories.get(shown) if memo else None) is not None
+             if (record := memo.stories.get(shown) if memo else None) is not None and shown not in texts
              and record.digest == digests.get(shown) and _same_refs(record, checked.manifests)}
     fresh = [shown for shown in files if shown not in known]
     checked.fresh = set(fresh)
-    reading = Reading(str(root), checked.config, checked.manifests, spill)
+    reading = Reading(str(root), checked.config, checked.manifests, spill, texts)
     results = run_all(read_story, reading, fresh, jobs)
     for done, shown in enumerate(files, start=1):
         record = known.get(shown)
@@ -138,14 +141,15 @@ def _same_refs(record: StoryRecord, manifests: Mapping[str, ManifestFile]) -> bo
     return all((manifests[i].digest if i in manifests else "") == code for i, code in record.refs.items())
 
 
-def _repeats(root: Path, checked: Checked, members: list[StoryRecord], memo: Memo | None) -> list:
+def _repeats(root: Path, checked: Checked, members: list[StoryRecord], memo: Memo | None,
+             texts: Mapping[str, bytes]) -> list:
     """LP040's pairs, from the memo's index updated for the stories read again, or a new index."""
     config = checked.config
     kept = take(memo, "repeats")
     kept = RepeatIndex.restore(kept) if kept is not None else None
     checked.scores = dict(memo.scores) if memo else {}
     known = {record.path: record.features for record in members}
-    found, index = site_repeats([record.brief for record in members], known, functools.partial(story_body, root),
+    found, index = site_repeats([record.brief for record in members], known, functools.partial(story_body, root, texts=texts),
                                 {record.path: record.digest for record in members}, config.duplicate_threshold,
                                 dt.timedelta(days=config.duplicate_window_days), kept, checked.fresh, checked.scores)
     checked.repeats = index.snapshot()

@@ -8,7 +8,7 @@ import pickle
 import shutil
 import tempfile
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -99,6 +99,7 @@ class Reading:
     config: SiteConfig
     manifests: Mapping[str, ManifestFile]
     spill: Spill | None
+    texts: Mapping[str, bytes] = field(default_factory=dict)  # story files' bytes given instead of read
 
 
 class Read(NamedTuple):
@@ -113,9 +114,11 @@ class Read(NamedTuple):
 def read_story(reading: Reading, shown: str) -> Read:
     """Read one story file, parse its body once, run its local rules, and (when building) render its sections.
     The body text is not kept: what needs it later has it in another form, or reads the file again."""
-    data, refused = read_bounded(os.path.join(reading.root, shown), shown, MAX_STORY_BYTES)
+    data = reading.texts.get(shown)
     if data is None:
-        return Read(StoryRecord(shown, "", {}, refused))
+        data, refused = read_bounded(os.path.join(reading.root, shown), shown, MAX_STORY_BYTES)
+        if data is None:
+            return Read(StoryRecord(shown, "", {}, refused))
     code = file_digest(data)
     story, findings = load_story(os.path.join(reading.root, shown), shown, data)
     if story is None:
