@@ -39,9 +39,9 @@ def stamps(root: Path) -> dict[str, int]:
 
 
 def test_unchanged_site_is_not_rebuilt(site: Path):
-    assert "built 1 stories" in build(site)
+    assert "built 1 story" in build(site)
     before = stamps(site / "public")
-    assert "up to date: 1 stories" in build(site)
+    assert "up to date: 1 story" in build(site)
     (site / STORY_PATH).touch()  # a new stamp, the same bytes
     assert "up to date" in build(site)
     assert stamps(site / "public") == before
@@ -119,7 +119,7 @@ def test_a_story_deleted_during_a_first_build_is_not_recorded_as_built(site: Pat
     monkeypatch.undo()
     story.write_text(text)
     os.utime(story, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    assert "built 1 stories" in build(site)
+    assert "built 1 story" in build(site)
 
 
 def test_options_are_part_of_the_key(site: Path):
@@ -135,7 +135,7 @@ def test_a_damaged_or_foreign_cache_is_ignored(site: Path, damage: bytes):
     expected = listing(site / "public")
     (site / CACHE_DIR / STATE_FILE).write_bytes(damage)
     (site / "public" / "index.html").write_text("tampered")
-    assert "built 1 stories" in build(site)
+    assert "built 1 story" in build(site)
     assert listing(site / "public") == expected
 
 
