@@ -16,11 +16,16 @@ from click.testing import CliRunner
 from generator.cli import cli
 from generator.content.layout import CACHE_DIR
 from generator.engine.state import STATE_FILE
+from generator.site import search
 from tests.conftest import STORY, STORY_PATH
 
 
 def build(root: Path, *extra: str) -> str:
-    result = CliRunner().invoke(cli, ["build", "--root", str(root), "--no-search", *extra])
+    """A build as a user runs it, without search unless `--search` is among `extra`."""
+    options = [option for option in extra if option != "--search"]
+    if "--search" not in extra:
+        options.append("--no-search")
+    result = CliRunner().invoke(cli, ["build", "--root", str(root), *options])
     assert result.exit_code == 0, result.output
     return result.stderr
 
@@ -34,9 +39,9 @@ def stamps(root: Path) -> dict[str, int]:
 
 
 def test_unchanged_site_is_not_rebuilt(site: Path):
-    assert "built 1 stories" in build(site)
+    assert "built 1 story" in build(site)
     before = stamps(site / "public")
-    assert "up to date: 1 stories" in build(site)
+    assert "up to date: 1 story" in build(site)
     (site / STORY_PATH).touch()  # a new stamp, the same bytes
     assert "up to date" in build(site)
     assert stamps(site / "public") == before
@@ -114,7 +119,7 @@ def test_a_story_deleted_during_a_first_build_is_not_recorded_as_built(site: Pat
     monkeypatch.undo()
     story.write_text(text)
     os.utime(story, ns=(stat.st_atime_ns, stat.st_mtime_ns))
-    assert "built 1 stories" in build(site)
+    assert "built 1 story" in build(site)
 
 
 def test_options_are_part_of_the_key(site: Path):
@@ -130,7 +135,7 @@ def test_a_damaged_or_foreign_cache_is_ignored(site: Path, damage: bytes):
     expected = listing(site / "public")
     (site / CACHE_DIR / STATE_FILE).write_bytes(damage)
     (site / "public" / "index.html").write_text("tampered")
-    assert "built 1 stories" in build(site)
+    assert "built 1 story" in build(site)
     assert listing(site / "public") == expected
 
 
@@ -173,13 +178,7 @@ def _edit(root: Path, rng: random.Random, step: int, kind: str | None = None) ->
         path.write_text(text.replace("draft: true\n", "") if "draft: true" in text
                         else text.replace("published:", "draft: true\npublished:", 1))
     elif kind == "add":
-        day = 21 + step % 5
-        front = STORY.split("\n---\n")[0].replace("Council funds the Quay Street busway", f"Quay Street follow up {_tag(step)}")
-        words = " ".join(rng.choice(VOCABULARY) for _ in range(60))
-        text = (front.replace("2026-11-21T10:30:00Z", f"2026-11-{day}T10:30:00Z") + "\n---\n\n## Update\n\n"
-                f"{words}. [cites: 1000000000000000001, 1000000000000000002]\n")
-        (root / f"content/stories/2026-11-{day}").mkdir(exist_ok=True)
-        (root / f"content/stories/2026-11-{day}/quay-street-follow-up-{_tag(step)}.md").write_text(text)
+        add_story(root, rng, step)
     elif kind == "remove" and len(stories) > 1:
         rng.choice(stories[1:]).unlink()
     elif kind == "manifest":
@@ -205,6 +204,17 @@ def _edit(root: Path, rng: random.Random, step: int, kind: str | None = None) ->
         (root / "content/pages/about.md").write_text(f"---\ntitle: About {step}\n---\nHello {step}.\n")
 
 
+def add_story(root: Path, rng: random.Random, step: int) -> None:
+    """A follow-up story of its own words, on one of five days."""
+    day = 21 + step % 5
+    front = STORY.split("\n---\n")[0].replace("Council funds the Quay Street busway", f"Quay Street follow up {_tag(step)}")
+    words = " ".join(rng.choice(VOCABULARY) for _ in range(60))
+    text = (front.replace("2026-11-21T10:30:00Z", f"2026-11-{day}T10:30:00Z") + "\n---\n\n## Update\n\n"
+            f"{words}. [cites: 1000000000000000001, 1000000000000000002]\n")
+    (root / f"content/stories/2026-11-{day}").mkdir(exist_ok=True)
+    (root / f"content/stories/2026-11-{day}/quay-street-follow-up-{_tag(step)}.md").write_text(text)
+
+
 @pytest.mark.parametrize("seed", [1, 2, 3, 4])
 def test_random_edits_give_the_same_bytes_as_a_cold_build(site: Path, tmp_path: Path, seed: int):
     rng = random.Random(seed)
@@ -222,6 +232,27 @@ def test_random_edits_give_the_same_bytes_as_a_cold_build(site: Path, tmp_path: 
                 shutil.copytree(site / part, cold / part)
         build(cold)
         assert listing(site / "public") == listing(cold / "public"), f"after {kinds}"
+
+
+@pytest.mark.parametrize("seed", [5, 6])
+def test_random_edits_give_the_same_search_index_as_a_cold_build(site: Path, tmp_path: Path, seed: int,
+                                                                 monkeypatch: pytest.MonkeyPatch):
+    """With search, in shards of one to four stories, so that edits move stories between shards."""
+    monkeypatch.setattr(search, "SMALLEST", 2)
+    rng = random.Random(seed)
+    for step in range(8):
+        _edit(site, rng, 100 + step, "add")
+    build(site, "--search")
+    for step in range(6):
+        kind = rng.choice(["reword", "words", "retime", "draft", "add", "remove", "page", "claim"])
+        _edit(site, rng, step, kind)
+        build(site, "--search")
+        cold = tmp_path / f"cold-{step}"
+        shutil.copytree(site / "content", cold / "content")
+        build(cold, "--search")
+        index, fresh = listing(site / "public" / "pagefind"), listing(cold / "public" / "pagefind")
+        assert len(json.loads(index["shards.json"])["bundles"]) >= 3
+        assert index == fresh, f"after {kind}"
 
 
 def test_an_edit_is_built_from_the_memo(site: Path):

@@ -22,7 +22,7 @@ def test_build_writes_public_and_reports(site: Path):
     result = run("build", "--root", str(site))
     assert result.exit_code == 0, result.output
     assert (site / "public/stories/2026-11-21/council-funds-the-quay-street-busway/index.md").is_file()
-    assert "built 1 stories" in result.stderr
+    assert "built 1 story" in result.stderr
 
 
 def test_refused_build_leaves_previous_public_exactly(site: Path):

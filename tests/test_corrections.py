@@ -44,7 +44,7 @@ def test_corrections_are_at_the_top_of_the_story_in_three_formats(site: Path):
     assert notes[0].cssselect("time")[0].get("datetime") == "2026-11-22"
     assert "misnamed the transit agency" in notes[0].text_content()
     assert notes[1].cssselect('a[href="#manifest-1000000000000000001"]')
-    body = page.cssselect("article.story > *")
+    body = page.cssselect("article.story > .story-text > *")
     assert [e.get("class") for e in body[:2]] == ["story-head", "corrections"]  # before the article's text
     updated = page.cssselect(".story-head .meta time")[1]
     assert updated.get("datetime") == "2026-11-23T08:15:00Z"

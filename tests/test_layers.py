@@ -7,7 +7,8 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "generator"
 # Lowest first: a package or top-level module may import from those before it, and within itself.
-ORDER = ["content", "analysis", "checks", "render", "site", "output", "engine", "serve", "publish", "cli", "__main__"]
+ORDER = ["content", "analysis", "checks", "render", "site", "output", "engine", "serve", "desk", "publish", "cli",
+         "__main__"]
 
 
 def _layer(module: str) -> int:

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from generator.cli import cli
+from generator.output.media import content_type
 from generator.publish import IMMUTABLE, Item, Plan
-from generator.serve import content_type
 from tests.conftest import STORY_PATH, write_tree
 
 ABOUT = "content/pages/about.md"

@@ -4,6 +4,7 @@ a link checker over every built file, and a search typed into the search page of
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import json
@@ -12,6 +13,7 @@ import shutil
 import sqlite3
 import subprocess
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import quote, unquote, urljoin, urlsplit
 
@@ -114,8 +116,8 @@ def test_nu_html_checker_finds_no_errors(public, page_types):
 
 # 8. axe-core in Chromium ---------------------------------------------------------------------------------------
 
-@pytest.fixture(scope="module")
-def server(public: Path):
+@contextlib.contextmanager
+def _serving(public: Path) -> Iterator[str]:
     """public/ over HTTP on a free loopback port, as any static server would serve it."""
     class Quiet(http.server.SimpleHTTPRequestHandler):
         def log_message(self, *args) -> None:
@@ -124,9 +126,17 @@ def server(public: Path):
     httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(Quiet, directory=str(public)))
     thread = threading.Thread(target=httpd.serve_forever, daemon=True)
     thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
-    httpd.server_close()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+        httpd.server_close()
+
+
+@pytest.fixture(scope="module")
+def server(public: Path):
+    with _serving(public) as address:
+        yield address
 
 
 @pytest.fixture(scope="module")
@@ -237,10 +247,48 @@ def test_search_page_finds_a_story_by_a_word_from_it(browser, server, search_wor
     context.close()
 
 
+def test_search_finds_an_edited_storys_new_words_after_an_incremental_build(browser, tmp_path):
+    """The edited story's shard is indexed again; the others, kept from the first build, still answer."""
+    site = tmp_path / "site"
+    shutil.copytree(REPO / "content", site / "content")
+    runner = CliRunner()
+    every = ["--now", "2030-01-01T00:00:00Z"]  # the demo's scheduled story too: the newest story is built
+    assert runner.invoke(cli, ["build", "--root", str(site), *every]).exit_code == 0
+    stories = sorted((site / "content" / "stories").glob("*/*.md"))
+    oldest, newest = stories[0], stories[-1]
+    text = newest.read_text(encoding="utf-8")
+    heading = text.index("\n## ", text.index("\n---", 4))
+    paragraph = text.index("\n\n", heading + 1) + 2  # the first paragraph under the first heading
+    newest.write_text(text[:paragraph] + "Quixotrable: " + text[paragraph:], encoding="utf-8")
+    rebuilt = runner.invoke(cli, ["build", "--root", str(site), *every])
+    assert rebuilt.exit_code == 0, rebuilt.output
+    public = site / "public"
+    context = browser.new_context()
+    page = context.new_page()
+    with _serving(public) as address:
+        for word, story in (("quixotrable", newest), (_own_word(public, oldest), oldest)):
+            page.goto(f"{address}/search/?q={quote(word)}")
+            page.wait_for_selector(f'#search-results a[href="/stories/{story.parent.name}/{story.stem}/"]',
+                                   timeout=15_000)
+    context.close()
+
+
+def _own_word(public: Path, story: Path) -> str:
+    """A word of this story's title that no other story's title has."""
+    titles = {path.parent.name: json.loads(path.read_text())["title"].lower()
+              for path in public.glob("stories/*/*/index.json")}
+    for word in re.findall(r"[a-z]{6,}", titles[story.stem]):
+        if not any(word in title for slug, title in titles.items() if slug != story.stem):
+            return word
+    pytest.fail(f"{story.name} has no title word of its own")
+
+
 def test_search_index_was_built_into_public(public):
-    assert (public / "pagefind" / "pagefind.js").is_file()
-    assert list((public / "pagefind").glob("index/*.pf_index"))
-    assert list((public / "pagefind").glob("fragment/*.pf_fragment"))
+    bundles = json.loads((public / "pagefind" / "shards.json").read_text())["bundles"]
+    assert len(bundles) >= 2 and (public / bundles[0].strip("/") / "pagefind.js").is_file()
+    for bundle in bundles:
+        assert list((public / bundle.strip("/")).glob("index/*.pf_index"))
+        assert list((public / bundle.strip("/")).glob("fragment/*.pf_fragment"))
 
 
 # 9. Feeds and sitemaps ------------------------------------------------------------------------------------

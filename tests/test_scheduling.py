@@ -45,7 +45,7 @@ def test_a_scheduled_story_is_absent_then_present_with_now(site: Path):
     assert not (site / "public" / LATER_URL).exists()
     assert ("1 story scheduled, not built yet; the next, content/stories/2026-11-28/the-birch-report-reaches-the-"
             "council.md, is due at 2026-11-28T06:00:00Z") in early.stderr
-    assert "built 1 stories" in early.stderr
+    assert "built 1 story," in early.stderr
     assert "/stories/2026-11-28/" not in (site / "public" / "feed.xml").read_text()
     again = _build(site, "--now", "2026-11-28T05:59:59Z")
     assert "up to date" in again.stderr  # nothing fell due yet
@@ -54,7 +54,7 @@ def test_a_scheduled_story_is_absent_then_present_with_now(site: Path):
     assert (site / "public" / LATER_URL / "index.html").is_file()
     assert "/stories/2026-11-28/" in (site / "public" / "feed.xml").read_text()
     back = _build(site, "--now", "2026-11-27T12:00:00Z")  # a time before a story built: it is scheduled again
-    assert "built 1 stories" in back.stderr and not (site / "public" / LATER_URL).exists()
+    assert "built 1 story," in back.stderr and not (site / "public" / LATER_URL).exists()
 
 
 def test_source_date_epoch_is_the_build_time_without_now(site: Path):

@@ -1,28 +1,57 @@
-"""The Pagefind index: built in memory with the site, over stories and pages only; without Pagefind the site
-still builds, with a warning that says why (the browser test is in test_quality.py)."""
+"""The Pagefind index: built with the site in shards over stories and plain pages only, each shard indexed again
+only when one of its pages changed; without Pagefind the site still builds, with a warning that says why (the
+browser tests are in test_quality.py)."""
 
 from __future__ import annotations
 
+import gzip
 import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tempfile
 from pathlib import Path
 
+import pytest
 from click.testing import CliRunner
 
 from generator.cli import cli
-from generator.site.search import NOTE_CODE, search_index
+from generator.engine import search as engine_search
+from generator.site import search
+from generator.site.search import (
+    NOTE_CODE,
+    SHARDS,
+    Searchable,
+    Shard,
+    plan_shards,
+    shard_size,
+)
 from tests.conftest import build_in_memory
+from tests.test_cache import add_story
 
 
-def test_the_build_carries_a_pagefind_bundle(site: Path):
+def _bundles(files: dict[str, bytes]) -> list[str]:
+    return [bundle.strip("/") for bundle in json.loads(files[SHARDS])["bundles"]]
+
+
+def _page_count(files: dict[str, bytes], bundle: str) -> int:
+    return json.loads(files[f"{bundle}/pagefind-entry.json"])["languages"]["en"]["page_count"]
+
+
+def test_the_build_carries_sharded_pagefind_bundles(site: Path):
     result = build_in_memory(site)
     assert result.ok and not [f for f in result.findings if f.code == NOTE_CODE]
-    bundle = sorted(path for path in result.files if path.startswith("pagefind/"))
-    assert {"pagefind/pagefind.js", "pagefind/pagefind-entry.json", "pagefind/wasm.en.pagefind"} <= set(bundle)
-    assert any(path.startswith("pagefind/index/") for path in bundle)
-    assert not any("-ui." in path or "highlight" in path for path in bundle)
-    entry = json.loads(result.files["pagefind/pagefind-entry.json"])
+    primary, *others = _bundles(result.files)
+    assert others == ["pagefind/pages"]
+    bundle = sorted(path for path in result.files if path.startswith(primary + "/"))
+    assert {f"{primary}/pagefind.js", f"{primary}/pagefind-entry.json", f"{primary}/wasm.en.pagefind"} <= set(bundle)
+    assert any(path.startswith(f"{primary}/index/") for path in bundle)
+    assert not any(path.startswith("pagefind/pages/pagefind") and path.endswith(".js") for path in result.files)
+    assert not any("-ui." in path or "highlight" in path for path in result.files)
     # one story and one page carry data-pagefind-body; list pages, search and 404 are not search results
-    assert entry["languages"]["en"]["page_count"] == 2
+    assert _page_count(result.files, primary) == 1 and _page_count(result.files, "pagefind/pages") == 1
 
 
 def test_without_pagefind_the_site_builds_and_says_why(site: Path, tmp_path: Path, monkeypatch):
@@ -32,8 +61,7 @@ def test_without_pagefind_the_site_builds_and_says_why(site: Path, tmp_path: Pat
     assert not any(path.startswith("pagefind/") for path in result.files)
     assert "search/index.html" in result.files and "index.html" in result.files
     [note] = [f for f in result.findings if f.code == NOTE_CODE]
-    assert note.severity == "warning" and "search index not built" in note.message
-    assert "pip install 'pagefind[extended]'" in note.message
+    assert note.severity == "warning" and "search index not built" in note.message and "Pagefind" in note.message
 
     run = CliRunner().invoke(cli, ["build", "--root", str(site), "--out", str(tmp_path / "out")])
     assert run.exit_code == 0, run.output
@@ -42,6 +70,127 @@ def test_without_pagefind_the_site_builds_and_says_why(site: Path, tmp_path: Pat
     assert (tmp_path / "out" / "search" / "index.html").is_file()
 
 
-def test_no_pages_means_no_index_and_a_note():
-    index = search_index({"style.css": b"body{}"})
-    assert index.files == {} and [f.code for f in index.notes] == [NOTE_CODE]
+def test_a_failing_pagefind_is_a_warning(site: Path, tmp_path: Path, monkeypatch):
+    fake = tmp_path / "pagefind"
+    fake.write_text("#!/bin/sh\necho 'Error: the index could not be written' >&2\nexit 3\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(fake))
+    result = build_in_memory(site)
+    [note] = [f for f in result.findings if f.code == NOTE_CODE]
+    assert result.ok and "the index could not be written" in note.message
+
+
+def _stories(count: int, seed: int = 0) -> list[Searchable]:
+    rng = random.Random(seed)
+    return [Searchable(f"stories/s{n}/index.html", f"d{n}", f"2026-{1 + n % 12:02d}-{1 + rng.randrange(28):02d}T10:00:00Z",
+                       f"s{n}") for n in range(count)]
+
+
+@pytest.mark.parametrize("count", [0, 1, 7, 300, 4000, 50_000])
+def test_shards_are_runs_of_about_the_square_root_newest_first(count: int):
+    stories = _stories(count)
+    shards = plan_shards(stories, [Searchable("about/index.html", "p")])
+    size = shard_size(count)
+    assert shards[-1].name == "pages" and [page.path for page in shards[-1].pages] == ["about/index.html"]
+    runs = [shard.pages for shard in shards[:-1]]
+    assert sorted(story.key for run in runs for story in run) == sorted(story.key for story in stories)
+    order = [(story.published, story.key) for run in reversed(runs) for story in run]
+    assert order == sorted(order)
+    assert all(len(run) <= 2 * size for run in runs)
+    assert all(len(run) >= size // 2 for run in runs[1:])  # only the oldest run may be short
+    assert len({shard.name for shard in shards}) == len(shards)
+    if count >= 4000:
+        assert 16 <= len(runs) <= 4 * count / size
+
+
+def test_an_added_or_removed_story_changes_only_the_shards_near_it():
+    stories = _stories(4000)
+    before = {(shard.name, shard.made_from) for shard in plan_shards(stories, [])}
+    rng = random.Random(1)
+    changed = []
+    for step in range(60):
+        after = list(stories)
+        if step % 2:
+            after.pop(rng.randrange(len(after)))
+        else:
+            after.append(Searchable("stories/new/index.html", "n", f"2026-{rng.randrange(1, 13):02d}-15T11:00:00Z", "new"))
+        changed.append(len({(shard.name, shard.made_from) for shard in plan_shards(after, [])} - before))
+    assert max(changed) <= 4 and sum(changed) / len(changed) < 1.5
+
+
+def test_an_edit_indexes_again_only_its_own_shard(site: Path, monkeypatch):
+    monkeypatch.setattr(search, "SMALLEST", 2)  # shards of one to four stories on a small site
+    for step in range(12):
+        add_story(site, random.Random(step), 100 + step)
+    indexed: list[list[str]] = []
+    real = engine_search.index_shards
+
+    def counting(shards, read, jobs, nice=False):
+        indexed.append(sorted(shard.name for shard in shards))
+        return real(shards, read, jobs, nice)
+
+    monkeypatch.setattr(engine_search, "index_shards", counting)
+    runner = CliRunner()
+    assert runner.invoke(cli, ["build", "--root", str(site)]).exit_code == 0
+    shards = json.loads((site / "public" / SHARDS).read_text())["bundles"]
+    assert len(indexed[0]) == len(shards) >= 4
+    story = sorted((site / "content/stories").glob("*/quay-street-follow-up-*.md"))[5]
+    story.write_text(story.read_text().replace("## Update\n\n", "## Update\n\nZebracrossings ", 1))
+    assert runner.invoke(cli, ["build", "--root", str(site)]).exit_code == 0
+    assert len(indexed[1]) == 1
+    [shard] = indexed[1]
+    texts = [gzip.decompress(path.read_bytes()) for path in (site / "public/pagefind" / shard).rglob("*.pf_fragment")]
+    url = f"/stories/{story.parent.name}/{story.stem}/".encode()
+    assert any(b"Zebracrossings" in text and url in text for text in texts)
+    assert runner.invoke(cli, ["build", "--root", str(site), "--no-search"]).exit_code == 0
+    assert (site / "public" / SHARDS).is_file()  # --no-search keeps the index as it was
+    assert len(indexed) == 2
+
+
+def test_the_search_page_reads_the_shard_list(site: Path):
+    result = build_in_memory(site)
+    page = result.files["search/index.html"].decode()
+    assert re.search(r'fetch\(base \+ "/pagefind/shards\.json"\)', page) and "mergeIndex" in page
+
+
+def test_a_lang_that_is_not_a_language_tag_never_reaches_pagefind(tmp_path: Path, monkeypatch):
+    """Pagefind names files after <html lang>: `../../x` wrote them outside its scratch folder."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))
+    (tmp_path / "tmp").mkdir()
+    page = b'<!DOCTYPE html><html lang="../../../../escaped"><body data-pagefind-body><p>Words here.</p></body></html>'
+    shard = Shard("s", (Searchable("index.html", "d"),))
+    with pytest.raises(engine_search.SearchUnavailable, match="not a language tag"):
+        engine_search.index_shards([shard], {"index.html": page}.__getitem__, 1)
+    assert not [path for path in tmp_path.rglob("*escaped*")]
+
+
+def test_a_hung_pagefind_is_a_warning(site: Path, tmp_path: Path, monkeypatch):
+    fake = tmp_path / "pagefind"
+    fake.write_text("#!/bin/sh\nsleep 30\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(fake))
+    monkeypatch.setattr(engine_search, "TIMEOUT_S", 0.5)
+    result = build_in_memory(site)
+    notes = [f for f in result.findings if f.code == NOTE_CODE]
+    assert result.ok and [f.severity for f in notes] == ["warning"]
+    assert "took more than" in notes[0].message
+
+
+def test_scratch_folders_of_runs_that_are_gone_are_removed(site: Path, tmp_path: Path, monkeypatch):
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True,
+                          check=True)
+    scratch = tmp_path / "tmp"
+    dead = scratch / f"{engine_search.SCRATCH_PREFIX}{gone.stdout.strip()}-abc"
+    mine = scratch / f"{engine_search.SCRATCH_PREFIX}{os.getpid()}-def"
+    legacy_old, legacy_new = scratch / f"{engine_search.SCRATCH_PREFIX}k3j4h5g6", scratch / f"{engine_search.SCRATCH_PREFIX}a1b2c3d4"
+    other = scratch / "unrelated-folder"
+    for folder in (dead, mine, legacy_old, legacy_new, other):
+        (folder / "site").mkdir(parents=True)
+    os.utime(legacy_old, (0, 0))
+    engine_search.clear_leftovers(str(scratch))
+    assert sorted(p.name for p in scratch.iterdir()) == sorted([mine.name, legacy_new.name, other.name])
+
+    (dead / "site").mkdir(parents=True)
+    monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+    assert build_in_memory(site).ok  # every run clears what killed runs left
+    assert not dead.exists() and mine.exists()

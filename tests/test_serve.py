@@ -18,7 +18,9 @@ from pathlib import Path
 import pytest
 
 from generator.engine.check import check_site
-from generator.serve import Preview, content_type, site_key
+from generator.output.media import content_type
+from generator.serve import Preview
+from generator.serve.http import site_key
 from tests.conftest import STORY_PATH, base_files, write_tree
 
 STORY_URL = "/stories/2026-11-21/council-funds-the-quay-street-busway/"
@@ -41,7 +43,8 @@ def request(preview: Preview, target: str, method: str = "GET") -> tuple[int, di
 def raw_request(preview: Preview, target: str) -> tuple[int, bytes]:
     """A request line written byte for byte (NUL included), for the traversal tests."""
     with socket.create_connection(preview.server.server_address[:2], timeout=WAIT) as sock:
-        sock.sendall(b"GET " + target.encode("latin-1") + b" HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        host = "%s:%d" % preview.server.server_address[:2]
+        sock.sendall(b"GET " + target.encode("latin-1") + b" HTTP/1.1\r\nHost: " + host.encode() + b"\r\nConnection: close\r\n\r\n")
         reply = b"".join(iter(lambda: sock.recv(65536), b""))
     head, _, body = reply.partition(b"\r\n\r\n")
     return int(head.split()[1]), body
@@ -288,3 +291,65 @@ def test_site_key_and_content_type():
     assert content_type("pagefind/fragment/en_3bdcab7.pf_fragment") == "application/octet-stream"
     assert content_type("pagefind/x.wasm") == "application/wasm"
     assert content_type("newsrooms/city/feed.xml") == "application/atom+xml; charset=utf-8"
+
+
+def with_host(preview: Preview, target: str, host: str | None) -> tuple[int, bytes]:
+    """One raw request with the Host header given (None: without one)."""
+    with socket.create_connection(preview.server.server_address[:2], timeout=WAIT) as sock:
+        line = b"" if host is None else b"Host: " + host.encode("latin-1") + b"\r\n"
+        sock.sendall(b"GET " + target.encode("latin-1") + b" HTTP/1.1\r\n" + line + b"Connection: close\r\n\r\n")
+        reply = b"".join(iter(lambda: sock.recv(65536), b""))
+    head, _, body = reply.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+def test_only_requests_for_the_preview_s_own_address_are_answered(shared: Preview):
+    """DNS rebinding: a page at evil.example whose name then resolves to 127.0.0.1 sends Host: evil.example."""
+    port = shared.server.server_address[1]
+    for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"LOCALHOST:{port}", f"[::1]:{port}", None):
+        assert with_host(shared, "/", host)[0] == 200, host
+    for host in (f"evil.example:{port}", "evil.example", f"127.0.0.1:{port + 1}", "127.0.0.1", f"localhost.evil:{port}",
+                 f"127.0.0.1.nip.io:{port}", f"[::1]x:{port}", "", f"10.0.0.1:{port}", f"localhost:{port}:{port}"):
+        status, body = with_host(shared, STORY_URL, host)
+        assert status == 403 and b"council" not in body.lower(), host
+
+
+def test_bound_to_every_interface_any_ip_address_is_its_own():
+    from generator.serve.http import PreviewServer
+    from generator.serve.live import Live
+
+    server = PreviewServer("0.0.0.0", 0, Live())
+    try:
+        port = server.server_address[1]
+        assert server.host_allowed(f"192.168.1.20:{port}") and server.host_allowed(f"localhost:{port}")
+        assert not server.host_allowed(f"rebind.evil.example:{port}") and not server.host_allowed("192.168.1.20:1")
+    finally:
+        server.server_close()
+
+
+def test_connections_past_the_limit_get_a_503_and_threads_stay_bounded(shared: Preview):
+    from generator.serve.http import MAX_CONNECTIONS
+
+    before = threading.active_count()
+    idle = [socket.create_connection(shared.server.server_address[:2], timeout=WAIT) for _ in range(MAX_CONNECTIONS)]
+    try:
+        time.sleep(0.3)  # the server takes them in
+        extra = socket.create_connection(shared.server.server_address[:2], timeout=WAIT)
+        with extra:
+            reply = extra.recv(1024)
+        assert reply.startswith(b"HTTP/1.1 503")
+        assert threading.active_count() <= before + MAX_CONNECTIONS
+    finally:
+        for sock in idle:
+            sock.close()
+    deadline = time.monotonic() + WAIT
+    while time.monotonic() < deadline and request(shared, "/")[0] != 200:
+        time.sleep(0.1)
+    assert request(shared, "/")[0] == 200
+
+
+@pytest.mark.parametrize("query", ["v=%C2%B2", "v=\xb2", "v=abc", "v=-1", "v=1e3", "v=" + "9" * 40])
+def test_a_bad_version_in_the_event_stream_s_query_is_a_400(shared: Preview, query: str, capfd):
+    status, body = with_host(shared, "/__ledgerpress/events?" + query, None)
+    assert status == 400 and b"version number" in body
+    assert "Traceback" not in capfd.readouterr().err

@@ -112,3 +112,38 @@ def link_schemes(source: Story | StoryFile | Page, site: SiteIndex) -> Iterator[
         shown = url if len(url) <= 40 else url[:39] + "…"
         yield Finding(source.path, line, col, "LP060", f"link to '{shown}' is not rendered: expected {allowed}, or a "
                       "relative link, e.g. [the minutes](https://council.example.org/minutes)")
+
+
+_TAG_LIKE = re.compile(r"<[A-Za-z/!?]")  # what raw HTML starts with: bodies without one are not parsed again
+_WITH_HTML = commonmark().enable(["html_block", "html_inline"])
+_WITH_HTML.options["html"] = True
+
+
+def raw_html(text: str, line_offset: int = 0) -> list[tuple[str, int, int]]:
+    """(the HTML, file line, column) of each piece of raw HTML in a Markdown text, as CommonMark reads it."""
+    if not _TAG_LIKE.search(text):
+        return []
+    lines = text.split("\n")
+    found = []
+    for token in _WITH_HTML.parse(text, {}):
+        row = token.map[0] if token.map else 0
+        pieces = [token.content] if token.type == "html_block" else [
+            child.content for child in token.children or [] if child.type == "html_inline"]
+        for piece in pieces:
+            first = piece.strip().split("\n")[0]
+            where = next(((r, lines[r].find(first)) for r in range(row, len(lines)) if first in lines[r]), (row, 0))
+            found.append((first, line_offset + where[0] + 1, where[1] + 1))
+    return found
+
+
+@rule("LP061", "text", "raw HTML in a body: not rendered in the HTML variant, and live in the Markdown variant")
+def no_raw_html(source: Story | StoryFile | Page, site: SiteIndex) -> Iterator[Finding]:
+    reported = set()
+    for piece, line, col in raw_html(source.body, source.body_line):
+        if line in reported:  # one finding a line: <b>…</b> is one mistake
+            continue
+        reported.add(line)
+        shown = piece if len(piece) <= 40 else piece[:39] + "…"
+        yield Finding(source.path, line, col, "LP061", f"raw HTML '{shown}' is not rendered (and index.md would "
+                      "carry it live to a Markdown renderer with HTML on): expected Markdown, e.g. **bold**, or the "
+                      "'<' escaped as '\\<'")

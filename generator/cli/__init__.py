@@ -21,6 +21,7 @@ from .build import build  # noqa: E402
 from .check import check  # noqa: E402
 from .init import init  # noqa: E402
 from .manifests import manifest_group, manifests_group  # noqa: E402
+from .mcp import mcp_command  # noqa: E402
 from .new import new  # noqa: E402
 from .publish import publish_command  # noqa: E402
 from .rules import rules_command  # noqa: E402
@@ -62,6 +63,7 @@ SUMMARIES = {
     build: "Check the site, then write it into public/.",
     serve_command: "Preview the site on your machine; it rebuilds on every save.",
     publish_command: "Copy public/ to a folder or an S3 bucket, changed files only.",
+    mcp_command: "Serve the agent desk: checks, manifests and drafts as MCP tools for writing agents.",
 }
 
 for command, summary in SUMMARIES.items():

@@ -132,8 +132,9 @@ def _built_line(summary: dict[str, int], seconds: float, target: Path, prefix: s
     counts = {name: summary.get(name, 0) for name in ("stories", "pages", "files", "written", "skipped", "deleted")}
     written = "nothing written" if prefix.startswith("up to date") else (
         f"{counts['written']:,} written, {counts['skipped']:,} unchanged, {counts['deleted']:,} deleted")
-    return (f"{prefix}{counts['stories']:,} stories, {counts['pages']:,} pages, {counts['files']:,} files in "
-            f"{target} ({written}) in {seconds:.2f} s")
+    stories, pages, files = counts["stories"], counts["pages"], counts["files"]
+    return (f"{prefix}{stories:,} {'story' if stories == 1 else 'stories'}, {pages:,} page{'' if pages == 1 else 's'}, "
+            f"{files:,} file{'' if files == 1 else 's'} in {target} ({written}) in {seconds:.2f} s")
 
 
 class Progress:

@@ -46,7 +46,13 @@ def serve_command(root: Path, host: str, port: int, drafts: bool, open_browser: 
     detail(f"watching {', '.join(str(path) for path in preview.watched())}{' (drafts included)' * drafts}")
     if open_browser:  # on a thread: a browser command may not return until the browser closes
         threading.Thread(target=_open, args=(f"{preview.url}/",), name="open-browser", daemon=True).start()
-    preview.run()
+    from ..desk.preview import announce, withdraw
+
+    announcement = announce(root, preview.url, drafts)  # where agents (`ledgerpress mcp`) find the preview
+    try:
+        preview.run()
+    finally:
+        withdraw(announcement)
     say("Stopped.")
 
 

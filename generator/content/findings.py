@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -21,11 +22,29 @@ class Finding:
     subject: str = field(default="", compare=False)  # the id a finding is about, for the site-wide checks that refine it
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}:{self.col}: {self.code} {self.message}"
+        """One line, whatever the path or message quote: a newline in either would print a line that reads
+        as another finding."""
+        return f"{printable(self.path)}:{self.line}:{self.col}: {self.code} {printable(self.message)}"
 
     def as_dict(self) -> dict[str, object]:
-        return {"path": self.path, "line": self.line, "col": self.col, "code": self.code,
-                "severity": self.severity, "message": self.message}
+        return {"path": printable(self.path), "line": self.line, "col": self.col, "code": self.code,
+                "severity": self.severity, "message": printable(self.message)}
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def printable(text: str) -> str:
+    """Control characters as escapes, and the bytes of a name that is not UTF-8 (which Python holds as lone
+    surrogates) as \\xNN."""
+    if not _CONTROL.search(text):
+        return text
+    return _CONTROL.sub(_escaped, text)
+
+
+def _escaped(found: re.Match) -> str:
+    code = ord(found[0])
+    return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else ascii(found[0])[1:-1]
 
 
 Loc = tuple[str | int, ...]

@@ -13,7 +13,7 @@ from .findings import Finding
 from .manifests import load_manifest
 from .models import ManifestFile, Page, Story, StoryFile
 from .pages import load_page, page_files
-from .source import listed
+from .source import readable, top_folder
 from .stories import load_story, story_files
 
 
@@ -35,13 +35,15 @@ def load_content(root: Path, drafts: bool = True, base_url: str | None = None) -
     content_dir = root / "content"
     config, findings = load_config(content_dir / CONFIG_NAME, base_url, f"content/{CONFIG_NAME}")
     found = Content(root, config, findings=findings)
-    manifests = os.path.join(content_dir, "manifests")
-    for name in listed(manifests, ".json"):
+    refused: list[Finding] = []
+    manifests, inside = top_folder(root, "manifests", refused)
+    for name in readable(manifests, "content/manifests", ".json", inside, "LP100", refused=refused) if manifests else []:
         _add(found, load_manifest(os.path.join(manifests, name), f"content/manifests/{name}"))
-    for path, shown in story_files(root):
+    for path, shown in story_files(root, refused):
         _add(found, load_story(path, shown, edition=config.edition if config else "hour"))
-    for path, shown in page_files(root):
+    for path, shown in page_files(root, refused):
         _add(found, load_page(path, shown, content_dir / "pages"))
+    found.findings.extend(refused)
     if not drafts:
         found.stories = [story for story in found.stories if not story.meta.draft]
     return found

@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -12,8 +13,9 @@ from pydantic import ValidationError
 
 from .findings import Finding, SourceMap
 from .layout import file_digest
+from .limits import MAX_MANIFEST_BYTES, MAX_NESTING, MAX_NUMBER_DIGITS
 from .models import Manifest, ManifestFile
-from .source import parse_yaml, read_text
+from .source import parse_yaml, read_bounded, read_text
 from .validate import MANIFEST_EXAMPLES, validate
 
 _MANIFEST_ID_LOCS = (("id",), ("claims", int, "id"))
@@ -58,17 +60,25 @@ class ManifestChanged(Exception):
 def load_manifest(path: str | Path, shown: str, data: bytes | None = None) -> tuple[ManifestFile | None, list[Finding]]:
     """A manifest file (or its bytes, already read) as a ManifestFile, or the findings that say why not."""
     if data is None:
-        with open(path, "rb") as source:
-            data = source.read()
-    text, findings = read_text(path, shown, data)
+        data, refused = read_bounded(path, shown, MAX_MANIFEST_BYTES, "LP100")
+        if data is None:
+            return None, refused
+    text, findings = read_text(path, shown, data, limit=MAX_MANIFEST_BYTES, code="LP100")
     if text is None:
-        return None, findings
+        return None, [_as(f, "LP100") for f in findings]
     stem, code = os.path.splitext(os.path.basename(path))[0], file_digest(data)
     try:
-        parsed = json.loads(text)
+        parsed = json.loads(text, parse_int=_integer)
     except json.JSONDecodeError as err:
         return None, [Finding(shown, err.lineno, err.colno, "LP100", f"not valid JSON ({err.msg.lower()}): expected "
                               f"an object such as {_SHAPE}; look for a missing comma, quote or bracket here or just before")]
+    except RecursionError:
+        return None, [Finding(shown, 1, 1, "LP100", f"not valid JSON: nested deeper than {MAX_NESTING} levels")]
+    except ValueError as err:  # an integer past MAX_NUMBER_DIGITS
+        return None, [Finding(shown, 1, 1, "LP100", f"not valid JSON: {err}")]
+    if _SURROGATE_ESCAPE.search(text) and _lone_surrogate(parsed):
+        return None, [Finding(shown, 1, 1, "LP100", "not valid JSON: a \\u escape names half of a character "
+                                                    "(a lone surrogate), which no output can hold")]
     try:
         manifest = Manifest.model_validate(parsed)
     except ValidationError:
@@ -76,6 +86,48 @@ def load_manifest(path: str | Path, shown: str, data: bytes | None = None) -> tu
     if manifest is not None and _plain(manifest, stem):
         return ManifestFile(shown, stem, manifest, SourceMap(shown), code, plain=True), []
     return _slow_manifest(text, parsed, stem, shown, code)
+
+
+def _integer(text: str) -> int:
+    """A JSON integer, refused past MAX_NUMBER_DIGITS (no manifest field is a number; converting a long one
+    costs time quadratic in its length)."""
+    if len(text) > MAX_NUMBER_DIGITS:
+        raise ValueError(f"a number of {len(text):,} digits (the limit is {MAX_NUMBER_DIGITS})")
+    return int(text)
+
+
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+
+
+def _lone_surrogate(data: Any) -> bool:
+    """True when a string (or key) holds a lone surrogate (JSON's "\\ud800": Python keeps it, UTF-8 cannot)."""
+    waiting = [data]
+    while waiting:
+        item = waiting.pop()
+        if isinstance(item, str):
+            if not item.isascii():
+                try:
+                    item.encode("utf-8")
+                except UnicodeEncodeError:
+                    return True
+        elif isinstance(item, dict):
+            waiting.extend(item.keys())
+            waiting.extend(item.values())
+        elif isinstance(item, list):
+            waiting.extend(item)
+    return False
+
+
+def _deeper(data: Any, limit: int) -> bool:
+    """True when lists and objects nest deeper than limit (json.loads itself stops only near Python's
+    recursion limit, and what reads a manifest that failed its schema next walks it)."""
+    level = [data]
+    for _ in range(limit + 1):
+        level = [child for item in level if isinstance(item, (dict, list))
+                 for child in (item.values() if isinstance(item, dict) else item)]
+        if not level:
+            return False
+    return True
 
 
 def _plain(manifest: Manifest, name: str) -> bool:
@@ -86,6 +138,8 @@ def _plain(manifest: Manifest, name: str) -> bool:
 
 def _slow_manifest(text: str, data: Any, name: str, shown: str, code: str) -> tuple[ManifestFile | None, list[Finding]]:
     """Re-read the JSON as YAML (a superset) to learn where each field is, then validate."""
+    if _deeper(data, MAX_NESTING):
+        return None, [Finding(shown, 1, 1, "LP100", f"not valid JSON: nested deeper than {MAX_NESTING} levels")]
     _, source, _ = parse_yaml(text, shown, 0)
     if not isinstance(data, dict):
         return None, [Finding(shown, 1, 1, "LP100", f"a manifest must be a JSON object: expected e.g. {_SHAPE}")]

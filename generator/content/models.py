@@ -41,6 +41,22 @@ def _waivable(code: str) -> str:
 RuleCode = Annotated[str, Field(strict=True), StringConstraints(pattern=r"^LP\d{3}$"), AfterValidator(_waivable)]
 
 
+def _in_range(value: dt.date) -> dt.date:
+    """Years 1000 to 9999 in UTC: every output writes a date with four digits for its year, and a time at
+    the ends of the calendar cannot be converted to UTC at all (0001-01-01T00:00:00+14:00)."""
+    try:
+        year = value.astimezone(dt.timezone.utc).year if isinstance(value, dt.datetime) else value.year
+    except OverflowError:
+        year = 0
+    if not 1000 <= year <= 9999:
+        raise ValueError("must fall between the years 1000 and 9999 (in UTC)")
+    return value
+
+
+Moment = Annotated[AwareDatetime, AfterValidator(_in_range)]
+MomentOrDay = Annotated[AwareDatetime | dt.date, AfterValidator(_in_range)]
+
+
 class Strict(BaseModel):
     """Unknown fields are errors: a typo must not pass silently."""
 
@@ -56,7 +72,7 @@ class Claim(Strict):
 class Retraction(Strict):
     """The source withdrew the whole record: when, and what it said."""
 
-    date: AwareDatetime
+    date: Moment
     note: Text
 
 
@@ -69,7 +85,7 @@ class Manifest(Strict):
     id: Id
     title: Text
     source: Source
-    published: AwareDatetime
+    published: Moment
     brief: str | None = None
     claims: list[Claim] = Field(min_length=1)
     retracted: Retraction | None = None
@@ -95,7 +111,7 @@ class DecisionCard(Strict):
 class Correction(Strict):
     """A dated note that sets the record straight; one naming a manifest acknowledges its retraction (LP026)."""
 
-    date: AwareDatetime | dt.date
+    date: MomentOrDay
     text: Text
     manifest: Id | None = None
 
@@ -117,13 +133,13 @@ class FrontMatter(Strict):
 
     title: Annotated[Text, StringConstraints(max_length=200)]
     description: Annotated[Text, StringConstraints(max_length=400)]
-    published: AwareDatetime
+    published: Moment
     newsroom: Text
     beat: Text
     trust: Text
     ledger: list[LedgerEntry] = Field(min_length=1)
     slug: Slug | None = None
-    updated: AwareDatetime | dt.date | None = None
+    updated: MomentOrDay | None = None
     edition: Annotated[str, Field(strict=True), StringConstraints(pattern=EDITION_PATTERN)] | None = None
     key_facts: list[KeyFact] = []
     unresolved: list[Text] = []

@@ -1,28 +1,75 @@
-"""Reading a content file: bytes to text (LP001 at the first byte that is not UTF-8), the front-matter block, and YAML with the line and column of every node."""
+"""Reading a content file: only regular files inside content/ and within their size limit, bytes to text
+(LP001 at the first byte that is not UTF-8), the front-matter block, and YAML with the line and column of
+every node (aliases and deep nesting refused before anything is built from it)."""
 
 from __future__ import annotations
 
 import itertools
 import os
+import re
+import stat
 from pathlib import Path
-from typing import Any
 
 import frontmatter
-import yaml
 
-from .findings import Finding, Loc, SourceMap
+from .findings import Finding
+from .limits import MAX_FRONT_MATTER_BYTES, MAX_STORY_BYTES
+from .safe_yaml import parse_yaml
 
 _HANDLER = frontmatter.YAMLHandler()
 
 
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+def read_bounded(path: str | Path, shown: str, limit: int, code: str = "LP001") -> tuple[bytes | None, list[Finding]]:
+    """The bytes of a regular file of at most `limit` bytes, or a finding saying why it was not read. Only a
+    regular file is opened (a device may act on being opened), without blocking (a FIFO swapped in meanwhile
+    would wait for a writer forever), and checked again once open; read no further than the limit (a device
+    such as /dev/zero never ends)."""
+    try:
+        mode = os.stat(path).st_mode
+        if not stat.S_ISREG(mode):
+            return None, [Finding(shown, 1, 1, code, f"is not a regular file ({_kind(mode)}): it is not read")]
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as err:
+        return None, [Finding(shown, 1, 1, code, f"cannot be read ({err.strerror or err})")]
+    try:
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
+            return None, [Finding(shown, 1, 1, code, f"is not a regular file ({_kind(info.st_mode)}): it is not read")]
+        if info.st_size > limit:
+            return None, [too_large(shown, info.st_size, limit, code)]
+        with os.fdopen(descriptor, "rb", closefd=False) as source:
+            data = source.read(limit + 1)
+    except OSError as err:
+        return None, [Finding(shown, 1, 1, code, f"cannot be read ({err.strerror or err})")]
+    finally:
+        os.close(descriptor)
+    if len(data) > limit:  # it grew since the stat
+        return None, [too_large(shown, len(data), limit, code)]
+    return data, []
 
 
-def read_text(path: str | Path, shown: str, data: bytes | None = None) -> tuple[str | None, list[Finding]]:
-    """The file (or its bytes, already read) as text, or an LP001 at the first byte that is not UTF-8."""
+def too_large(shown: str, size: int, limit: int, code: str = "LP001") -> Finding:
+    return Finding(shown, 1, 1, code, f"file is {size:,} bytes, more than the limit of {limit:,} (see docs/security.md)")
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
+        if test(mode):
+            return name
+    return "not a plain file"
+
+
+def read_text(path: str | Path, shown: str, data: bytes | None = None, limit: int = MAX_STORY_BYTES,
+              code: str = "LP001") -> tuple[str | None, list[Finding]]:
+    """The file (or its bytes, already read) as text, or a finding: too large, not a regular file, or not
+    UTF-8 (LP001 at the first byte that is not)."""
     if data is None:
-        with open(path, "rb") as source:
-            data = source.read()
+        data, refused = read_bounded(path, shown, limit, code)
+        if data is None:
+            return None, refused
+    elif len(data) > limit:
+        return None, [too_large(shown, len(data), limit, code)]
     try:
         return data.decode("utf-8").removeprefix("\ufeff"), []
     except UnicodeDecodeError as err:
@@ -45,84 +92,6 @@ def split_front_matter(text: str) -> tuple[str, int, str, int] | None:
     return front, text[: first.end()].count("\n"), body, text[: second.end()].count("\n")
 
 
-def parse_yaml(text: str, shown: str, offset: int) -> tuple[Any, SourceMap, list[Finding]]:
-    """YAML to data, with the line and column of every node and whether each scalar was quoted."""
-    source = SourceMap(shown)
-    loader = _LOADER(text)
-    try:
-        node = loader.get_single_node()
-        data = _constructed(node, loader) if node is not None else None
-    except yaml.MarkedYAMLError as err:
-        mark = err.problem_mark or err.context_mark
-        line, col = (offset + mark.line + 1, mark.column + 1) if mark else (offset + 1, 1)
-        problem = err.problem or err.context or "invalid YAML"
-        if err.context and err.context_mark and err.problem_mark:
-            start = err.context_mark
-            problem += f" ({err.context} that starts at {offset + start.line + 1}:{start.column + 1})"
-        return None, source, [Finding(shown, line, col, "LP001", f"front matter is not valid YAML: {problem}")]
-    except yaml.YAMLError as err:
-        return None, source, [Finding(shown, offset + 1, 1, "LP001", f"front matter is not valid YAML: {err}")]
-    finally:
-        loader.dispose()
-    findings: list[Finding] = []
-    if node is not None:
-        _record(node, (), source, offset, findings)
-    return data, source, findings
-
-
-_STR, _MAP, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
-
-
-def _constructed(node: yaml.Node, loader: yaml.BaseLoader) -> Any:
-    """What loader.construct_document(node) gives, built directly for plain mappings, lists and scalars (the
-    safe constructor's generators cost more than the parse); anything else (merge keys, other tags, keys
-    that are not scalars) goes through the constructor itself."""
-    try:
-        return _built(node, loader)
-    except _Unusual:
-        return loader.construct_document(node)
-
-
-class _Unusual(Exception):
-    pass
-
-
-def _built(node: yaml.Node, loader: yaml.BaseLoader) -> Any:
-    if isinstance(node, yaml.ScalarNode):
-        return node.value if node.tag == _STR else loader.construct_object(node)
-    if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
-        mapping = {}
-        for key, value in node.value:
-            if not isinstance(key, yaml.ScalarNode) or key.tag not in (_STR, "tag:yaml.org,2002:int"):
-                raise _Unusual
-            mapping[_built(key, loader)] = _built(value, loader)
-        return mapping
-    if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ:
-        return [_built(item, loader) for item in node.value]
-    raise _Unusual
-
-
-def _record(node: yaml.Node, loc: Loc, source: SourceMap, offset: int, findings: list[Finding]) -> None:
-    """Fill the source map for node and its children; a key given twice is LP001."""
-    mark = node.start_mark
-    source.marks.setdefault(loc, (offset + mark.line + 1, mark.column + 1))
-    if isinstance(node, yaml.ScalarNode):
-        source.quoted[loc] = node.style in ("'", '"')
-    elif isinstance(node, yaml.SequenceNode):
-        for index, item in enumerate(node.value):
-            _record(item, (*loc, index), source, offset, findings)
-    elif isinstance(node, yaml.MappingNode):
-        seen: set[str] = set()
-        for key, value in node.value:
-            name = key.value if isinstance(key, yaml.ScalarNode) else str(key.value)
-            where = (offset + key.start_mark.line + 1, key.start_mark.column + 1)
-            if name in seen:
-                findings.append(Finding(source.path, *where, "LP001", f"key '{name}' is given twice"))
-            seen.add(name)
-            source.marks[(*loc, name)] = where
-            _record(value, (*loc, name), source, offset, findings)
-
-
 def listed(folder: str | Path, suffix: str = "", dirs: bool = False) -> list[str]:
     """The sorted names of the files (or folders) in folder ending in suffix, hidden ones left out."""
     try:
@@ -133,16 +102,104 @@ def listed(folder: str | Path, suffix: str = "", dirs: bool = False) -> list[str
         return []
 
 
-def front_matter(path: Path, shown: str, data: bytes | None = None) -> tuple[tuple | None, list[Finding]]:
-    """(data, source map, body, body line) of a Markdown file with front matter."""
-    text, findings = read_text(path, shown, data)
+def readable(folder: str, shown: str, suffix: str, inside: str, code: str, dirs: bool = False,
+             refused: list[Finding] | None = None) -> list[str]:
+    """The sorted names of the entries of folder ending in suffix (hidden ones left out) that may be read:
+    regular files (or folders, `dirs`), or symbolic links to one inside the folder `inside` (a real path).
+    Each other entry ending in suffix (a FIFO, a device, a link leading elsewhere, a name that is not UTF-8
+    or has a control character) is left out, with a finding in `refused`. The file type comes with the
+    listing (no stat), except for links."""
+    names = []
+    try:
+        with os.scandir(folder) as entries:
+            for entry in entries:
+                name = entry.name
+                if name.startswith(".") or not name.endswith(suffix):
+                    continue
+                why = bad_name(name) or _unreadable(entry, inside, dirs)
+                if why is None:
+                    names.append(name)
+                elif why and refused is not None:
+                    refused.append(Finding(f"{shown}/{shown_name(name)}", 1, 1, code, why))
+    except OSError:
+        return []
+    return sorted(names)
+
+
+def _unreadable(entry: os.DirEntry, inside: str, dirs: bool) -> str | None:
+    """Why an entry may not be read: None if it may, "" if it is merely of the other kind (a folder among
+    files, a file among folders: passed over as before), else the reason."""
+    try:
+        if not entry.is_symlink():
+            if entry.is_dir(follow_symlinks=False):
+                return None if dirs else ""
+            if dirs:
+                return ""
+            if entry.is_file(follow_symlinks=False):
+                return None
+            return f"is not a regular file ({_kind(entry.stat(follow_symlinks=False).st_mode)}): it is not read"
+        real = os.path.realpath(entry.path)
+        if not real.startswith(inside + os.sep):
+            return "is a symbolic link to a place outside content/: it is not read"
+        mode = os.stat(real).st_mode
+    except OSError as err:
+        return f"cannot be read ({err.strerror or err})"
+    if stat.S_ISDIR(mode):
+        return None if dirs else ""
+    if dirs:
+        return ""
+    return None if stat.S_ISREG(mode) else f"is a symbolic link to {_kind(mode)}: it is not read"
+
+
+def top_folder(root: str | Path, name: str, refused: list[Finding] | None) -> tuple[str | None, str]:
+    """content/<name> of a site and the real path of its content/ folder; None for the folder when it is a
+    symbolic link to a place outside content/ (with a finding)."""
+    content = os.path.join(root, "content")
+    inside, top = os.path.realpath(content), os.path.join(content, name)
+    if os.path.islink(top) and not os.path.realpath(top).startswith(inside + os.sep):
+        if refused is not None:
+            refused.append(Finding(f"content/{name}", 1, 1, "LP001",
+                                   "is a symbolic link to a place outside content/: it is not read"))
+        return None, inside
+    return top, inside
+
+
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def bad_name(name: str) -> str | None:
+    """Why a file name may not be used (it is printed in findings and becomes part of a URL), or None."""
+    if not name.isascii():
+        try:
+            name.encode("utf-8")
+        except UnicodeEncodeError:
+            return "file name is not UTF-8: it is not read"
+    return "file name has a control character: it is not read" if _CONTROL.search(name) else None
+
+
+def shown_name(name: str) -> str:
+    """A file name as findings may print it: bytes that are not UTF-8 and control characters escaped."""
+    text = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return _CONTROL.sub(lambda found: f"\\x{ord(found[0]):02x}" if ord(found[0]) < 256 else f"\\u{ord(found[0]):04x}", text)
+
+
+def front_matter(path: Path, shown: str, data: bytes | None = None,
+                 limit: int = MAX_STORY_BYTES) -> tuple[tuple | None, list[Finding]]:
+    """(data, source map, body, body line) of a Markdown file with front matter; empty front matter is an
+    empty mapping (so each required field is reported missing, rather than the file passing unseen)."""
+    text, findings = read_text(path, shown, data, limit)
     if text is None:
         return None, findings
     parts = split_front_matter(text)
     if parts is None:
         return None, [Finding(shown, 1, 1, "LP001", "no front matter: the file must start with a '---' line")]
     front, front_line, body, body_line = parts
+    if len(front) > MAX_FRONT_MATTER_BYTES // 4 and len(front.encode("utf-8")) > MAX_FRONT_MATTER_BYTES:
+        return None, [Finding(shown, front_line + 1, 1, "LP001", f"front matter is more than {MAX_FRONT_MATTER_BYTES:,} "
+                                                                  "bytes (see docs/security.md)")]
     data, source, findings = parse_yaml(front, shown, front_line)
+    if data is None and not findings:
+        data = {}
     if data is not None and not isinstance(data, dict):
         findings.append(Finding(shown, front_line + 1, 1, "LP002", "front matter must be a mapping of fields"))
     return (data if isinstance(data, dict) else None, source, body, body_line), findings

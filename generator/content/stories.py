@@ -3,29 +3,36 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 from pathlib import Path
 
 from .findings import Finding
+from .limits import MAX_STORY_BYTES
 from .models import FrontMatter, Story, StoryFile
-from .source import front_matter, listed, read_text, split_front_matter
+from .source import front_matter, read_text, readable, split_front_matter, top_folder
 from .validate import validate
 
 _STORY_ID_LOCS = (("ledger", int, "manifest"), ("ledger", int, "claims", int), ("key_facts", int, "cites", int),
                   ("corrections", int, "manifest"))
 
 
-def story_files(root: Path) -> list[tuple[str, str]]:
-    """(path, path as shown) of every story file (content/stories/<folder>/<name>.md), by folder, then name.
-    Strings, not Paths: a large site has tens of thousands, and each build lists them all."""
-    top = os.path.join(root, "content", "stories")
+def story_files(root: Path, refused: list[Finding] | None = None) -> list[tuple[str, str]]:
+    """(path, path as shown) of every story file (content/stories/<folder>/<name>.md) that may be read, by
+    folder, then name; a finding in `refused` for each that may not (see source.readable). Strings, not
+    Paths: a large site has tens of thousands, and each build lists them all."""
+    top, inside = top_folder(root, "stories", refused)
+    if top is None:
+        return []
     return [(f"{top}{os.sep}{folder}{os.sep}{name}", f"content/stories/{folder}/{name}")  # os.path.join costs more
-            for folder in listed(top, dirs=True) for name in listed(f"{top}{os.sep}{folder}", ".md")]
+            for folder in readable(top, "content/stories", "", inside, "LP001", dirs=True, refused=refused)
+            for name in readable(f"{top}{os.sep}{folder}", f"content/stories/{folder}", ".md", inside, "LP001",
+                                 refused=refused)]
 
 
-def story_body(root: Path, shown: str) -> str:
+def story_body(root: Path, shown: str, texts: Mapping[str, bytes] | None = None) -> str:
     """A story's body alone, read again (what load_story kept as `body`): site-wide checks that compare
-    texts read the few they need instead of holding every body."""
-    text, _ = read_text(os.path.join(root, shown), shown)
+    texts read the few they need instead of holding every body. `texts`: files' bytes given instead of read."""
+    text, _ = read_text(os.path.join(root, shown), shown, (texts or {}).get(shown))
     parts = split_front_matter(text) if text is not None else None
     return parts[2] if parts is not None else ""
 
@@ -35,7 +42,7 @@ def load_story(path: str | Path, shown: str, data: bytes | None = None,
     """A story file (or its bytes, already read) as a Story, or a StoryFile when its front matter is wrong;
     `edition`: what the site's editions are (site.toml), which sets the form of the `edition` field."""
     path = Path(path)
-    parsed, findings = front_matter(path, shown, data)
+    parsed, findings = front_matter(path, shown, data, MAX_STORY_BYTES)
     if parsed is None:
         return None, findings
     data, source, body, body_line = parsed

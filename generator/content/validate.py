@@ -98,6 +98,8 @@ def _error_finding(model: type[BaseModel], error: dict, source: SourceMap, id_lo
                    examples: dict[str, str]) -> Finding:
     loc = _field_loc(tuple(error["loc"])) + tuple((error.get("ctx") or {}).get("at", ()))
     kind = error["type"]
+    if kind == "extra_forbidden" and error["loc"] and loc[-1:] != tuple(error["loc"][-1:]):
+        loc = (*loc, error["loc"][-1])  # the unknown key as written, whatever it holds ('[' looks like a tag)
     name = _dotted(loc)
     if kind == "extra_forbidden":
         return source.finding(loc, "LP003", f"unknown field '{name}'{_suggest(model, loc)}: expected one of "

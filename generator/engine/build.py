@@ -32,7 +32,8 @@ from .pages import (
 )
 from .pool import default_jobs
 from .read import Spill, StoryChanged
-from .records import Rendered
+from .records import Rendered, SearchRecord
+from .search import holds, make_search, search_plan
 from .stories import (
     STORY_TEMPLATES,
     Making,
@@ -71,6 +72,7 @@ class BuildResult:
     reads: list[str] = field(default_factory=list)  # the story outputs the site's other outputs read
     scheduled: list[tuple[str, str, dt.datetime]] = field(default_factory=list)  # (path, URL path, time), soonest first
     newest: dt.datetime | None = None  # the latest published time of a story built: a build before it differs
+    searchable: tuple = ((), (), {})  # search_plan's arguments: the stories' records, the plain pages, outputs
 
     @property
     def ok(self) -> bool:
@@ -88,7 +90,7 @@ def build_site(root: Path, store: OutputStore, options: Options = Options(), mem
     spill = Spill()
     try:
         checked = check_site(root, options.drafts, options.base_url, jobs, memo, digests, spill, progress,
-                             options.now, options.scheduled)
+                             now=options.now, scheduled=options.scheduled)
         result = BuildResult(checked.findings)
         result.scheduled = sorted(((story.path, story.url_path, story.published.astimezone(dt.timezone.utc))
                                    for story in checked.scheduled), key=lambda item: (item[2], item[0]))
@@ -116,6 +118,10 @@ def _failed(result: BuildResult, finding: Finding) -> None:
 def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, options: Options, jobs: int,
           memo: Memo | None, memo_key: tuple[str, str], result: BuildResult, progress: Progress | None) -> None:
     config = checked.config
+    shared = _shared_urls(checked)
+    if shared:  # LP011 turned off or down: one address still cannot hold two stories
+        result.findings = [*result.findings, *shared]
+        return
     renderer = Renderer(root, config, navigation(config))
     related, related_kept = related_stories(checked, memo)
     story_list = story_jobs(checked, related)
@@ -139,8 +145,9 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     pages = _make_pages(checked, renderer, store, shown, outputs, sources, memo, jobs, result)
     if not result.ok:
         return
-    search = _search(store, outputs, options, memo, result)
-    result.outputs = {**outputs, **search}
+    result.searchable = [records[job.path] for job in story_list], checked.pages, dict(outputs)
+    search = _search(store, options, memo, jobs, result)
+    result.outputs = {**outputs, **(search.outputs if search else {})}
     result.stories = len(story_list)
     result.pages = sum(path.endswith(".html") for path in pages)
     result.made += 3 * len(stale)
@@ -148,6 +155,18 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
                    if set(pair) <= {record.digest for record in records.values()}}
     result.memo = Memo(memo_key[0], memo_key[1], checked.manifest_records, records, pages, result.site,
                        checked.repeats, related_kept, kept_scores, search, checked.image_records, result.reads)
+
+
+def _shared_urls(checked: Checked) -> list[Finding]:
+    first: dict[str, str] = {}
+    found = []
+    for story in sorted(checked.stories, key=lambda story: story.path):
+        other = first.setdefault(story.key, story.path)
+        if other != story.path:
+            found.append(Finding(story.path, 1, 1, "LP011", f"same URL /stories/{story.key}/ as {other}: expected "
+                                 "each story at an address of its own (two stories cannot be built at one, whatever "
+                                 "[checks] says)"))
+    return found
 
 
 def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, stories: list[Rendered], outputs: dict[str, str], sources: dict[str, str], memo: Memo | None,
@@ -170,10 +189,13 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
         return memo.pages  # nothing any producer reads moved since the last build, which made them all
     planned = site_outputs(config, [Teaser(story.teaser, story.teaser_digest, story.keys) for story in stories],
                            checked.manifests, checked.pages, sorted(outputs), checked.authors, checked.images)
-    clashes = collisions(planned, sources)
-    if clashes:
-        result.findings = [*result.findings, *clashes]
-        return {}
+    lost, clashes = collisions(planned, sources)
+    severity = config.checks.get("LP011", "error")  # off or a warning: what cannot be written is left out
+    if clashes and severity != "off":
+        result.findings = [*result.findings, *(dataclasses.replace(f, severity=severity) for f in clashes)]
+        if severity == "error":
+            return {}
+    planned = [output for n, output in enumerate(planned) if n not in lost]
     result.reads = sorted({path for output in planned for path in output.reads})
     result.site = read_from(result.reads)
     prints = [output_fingerprint(output, renderer, outputs) for output in planned]
@@ -190,22 +212,13 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
     return pages
 
 
-def _search(store: OutputStore, outputs: dict[str, str], options: Options, memo: Memo | None,
-            result: BuildResult) -> dict[str, str]:
-    """The search index over every HTML page; without search, the index the store holds from an earlier build."""
+def _search(store: OutputStore, options: Options, memo: Memo | None, jobs: int, result: BuildResult) -> SearchRecord | None:
+    """The search index, its shards made again where their pages changed; without search, the last one as it
+    was (if the store still holds it)."""
+    last = memo.search if memo else None
     if not options.search:
-        kept = memo.search if memo else {}
-        return {path: code for path, code in kept.items() if store.holds(path, code)}
-    from ..site.search import (
-        search_index,  # only here: it brings asyncio, which a build without search need not load
-    )
-
-    found = search_index({path: store.read(path) for path in sorted(outputs) if path.endswith(".html")})
-    result.findings = [*result.findings, *found.notes]
-    index = {}
-    for path, data in found.files.items():
-        receipt = store.put(path, data)
-        store.receive(receipt)
-        index[path] = receipt.digest
-    result.made += len(index)
-    return index
+        return last if last is not None and holds(store, last.outputs) else None
+    search = make_search(search_plan(*result.searchable), last, store, store.read, jobs)
+    result.findings = [*result.findings, *search.notes]
+    result.made += search.made
+    return search.record

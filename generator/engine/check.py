@@ -22,7 +22,7 @@ from ..content.images import ImageFile, image_files, read_image
 from ..content.manifests import KnownManifest, load_manifest
 from ..content.models import ManifestFile, Page, StoryBrief, StoryFile
 from ..content.pages import load_page, page_files
-from ..content.source import listed
+from ..content.source import readable, top_folder
 from ..content.stories import story_body, story_files
 from .clock import build_time
 from .memo import Memo, take
@@ -63,11 +63,13 @@ class Checked:
 
 def check_site(root: Path, drafts: bool = True, base_url: str | None = None, jobs: int = 1, memo: Memo | None = None,
                digests: Mapping[str, str] | None = None, spill: Spill | None = None,
-               progress: Progress | None = None, now: dt.datetime | None = None, scheduled: bool = False) -> Checked:
+               progress: Progress | None = None, texts: Mapping[str, bytes] | None = None,
+               now: dt.datetime | None = None, scheduled: bool = False) -> Checked:
     """Read and check everything. With a memo, `digests` (the digest of each content file, by its path as
-    shown, as a scan found it) says which stories and manifests the memo holds unchanged. A story published
-    after `now` (the build's time: the clock when not given) is checked but scheduled: not part of the site
-    unless `scheduled` (the preview shows it)."""
+    shown, as a scan found it) says which stories and manifests the memo holds unchanged. `texts`: story
+    files' bytes by path as shown, checked as if written there (a story checked before it is saved). A story
+    published after `now` (the build's time: the clock when not given) is checked but scheduled: not part of
+    the site unless `scheduled` (the preview shows it)."""
     config, findings = load_config(root / "content" / CONFIG_NAME, base_url, f"content/{CONFIG_NAME}")
     if config is None:
         return Checked(None, Report(sorted(findings), {}))
@@ -77,8 +79,8 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
     checked.authors, problems = load_authors(root)
     found.extend(problems)
     _read_images(root, checked, memo, digests)
-    found.extend(_read_stories(root, checked, memo, digests, jobs, spill, progress))
-    for path, shown in page_files(root):
+    found.extend(_read_stories(root, checked, memo, digests, jobs, spill, progress, texts or {}))
+    for path, shown in page_files(root, found):
         page, problems = load_page(path, shown, root / "content" / "pages")
         found.extend(problems)
         if page is not None:
@@ -91,7 +93,7 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
                      config_path=f"content/{CONFIG_NAME}", authors=checked.authors, images=checked.images,
                      unusable=_unusable(checked.image_records),
                      drafts=[r.brief for r in checked.records.values() if r.brief and r.draft and not drafts])
-    site.repeats = _repeats(root, checked, members, memo)
+    site.repeats = _repeats(root, checked, members, memo, texts or {})
     report = run_checks(site, found)
     checked.report = report if drafts else _drafts_warn(report, checked.records)
     return checked
@@ -123,8 +125,9 @@ def _unusable(records: Mapping[str, ImageRecord]) -> dict[str, str]:
 def _read_manifests(root: Path, checked: Checked, memo: Memo | None, digests: Mapping[str, str]) -> list[Finding]:
     """Every manifest file: read now, or known by id from the memo when its bytes are the same."""
     findings: list[Finding] = []
-    folder = root / "content" / "manifests"
-    for name in listed(folder, ".json"):
+    folder, inside = top_folder(root, "manifests", findings)
+    names = readable(folder, "content/manifests", ".json", inside, "LP100", refused=findings) if folder else []
+    for name in names:
         shown, path = f"content/manifests/{name}", os.path.join(folder, name)
         before = memo.manifests.get(shown) if memo else None
         if before is not None and before.digest == digests.get(shown) and before.id and not before.findings:
@@ -144,18 +147,20 @@ def _read_manifests(root: Path, checked: Checked, memo: Memo | None, digests: Ma
 
 
 def _read_stories(root: Path, checked: Checked, memo: Memo | None, digests: Mapping[str, str], jobs: int,
-                  spill: Spill | None, progress: Progress | None) -> list[Finding]:
+                  spill: Spill | None, progress: Progress | None, texts: Mapping[str, bytes]) -> list[Finding]:
     """Every story file's record: the memo's where its bytes and the manifests it refers to are the same,
     else read now (on every core); their findings."""
-    files = [shown for _, shown in story_files(root)]
+    findings: list[Finding] = []
+    files = [shown for _, shown in story_files(root, findings)]
+    if texts:  # in the order story_files() lists them: by folder, then name
+        files = sorted({*files, *texts}, key=lambda shown: shown.split("/")[2:])
     known = {shown: record for shown in files
-             if (record := memo.stories.get(shown) if memo else None) is not None
+             if (record := memo.stories.get(shown) if memo else None) is not None and shown not in texts
              and record.digest == digests.get(shown) and _same_refs(record, checked.manifests)}
     fresh = [shown for shown in files if shown not in known]
     checked.fresh = set(fresh)
-    reading = Reading(str(root), checked.config, checked.manifests, spill, checked.images)
+    reading = Reading(str(root), checked.config, checked.manifests, spill, checked.images, texts)
     results = run_all(read_story, reading, fresh, jobs)
-    findings: list[Finding] = []
     for done, shown in enumerate(files, start=1):
         record = known.get(shown)
         if record is None:
@@ -176,14 +181,15 @@ def _same_refs(record: StoryRecord, manifests: Mapping[str, ManifestFile]) -> bo
     return all((manifests[i].digest if i in manifests else "") == code for i, code in record.refs.items())
 
 
-def _repeats(root: Path, checked: Checked, members: list[StoryRecord], memo: Memo | None) -> list:
+def _repeats(root: Path, checked: Checked, members: list[StoryRecord], memo: Memo | None,
+             texts: Mapping[str, bytes]) -> list:
     """LP040's pairs, from the memo's index updated for the stories read again, or a new index."""
     config = checked.config
     kept = take(memo, "repeats")
     kept = RepeatIndex.restore(kept) if kept is not None else None
     checked.scores = dict(memo.scores) if memo else {}
     known = {record.path: record.features for record in members}
-    found, index = site_repeats([record.brief for record in members], known, functools.partial(story_body, root),
+    found, index = site_repeats([record.brief for record in members], known, functools.partial(story_body, root, texts=texts),
                                 {record.path: record.digest for record in members}, config.duplicate_threshold,
                                 dt.timedelta(days=config.duplicate_window_days), kept, checked.fresh, checked.scores)
     checked.repeats = index.snapshot()

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from ..analysis.similarity import Features
 from ..content.layout import CACHE_DIR, key_of
-from .records import ImageRecord, ManifestRecord, StoryRecord
+from .records import ImageRecord, ManifestRecord, SearchRecord, StoryRecord
 
-FORMAT = b"ledgerpress-memo-4\n"
+FORMAT = b"ledgerpress-memo-5\n"
 KEY_NAME = "memo-key"
 
 
@@ -45,7 +45,7 @@ class Memo:
     repeats: dict | None = None    # LP040's RepeatIndex.snapshot()
     related: dict | None = None    # the RelatedIndex.snapshot(), with every story's related stories
     scores: dict[tuple[str, str], float] = field(default_factory=dict)  # LP040's exact scores, by file digests
-    search: dict[str, str] = field(default_factory=dict)               # the search index's files and digests
+    search: SearchRecord | None = None
     images: dict[str, ImageRecord] = field(default_factory=dict)       # image files by path as shown
     reads: list[str] = field(default_factory=list)                     # the story outputs site outputs read
 

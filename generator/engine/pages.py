@@ -20,6 +20,7 @@ from .memo import PageRecord
 from .pool import run_all
 
 PER_WORKER = 64  # site outputs are quick to make: fewer than this a process are made here
+PAGES = "content/pages/"  # where the plain pages come from
 
 
 def site_outputs(config: SiteConfig, stories: Sequence[Teaser], manifests: Mapping[str, ManifestFile],
@@ -46,17 +47,31 @@ def site_fingerprint(teasers: Sequence[str], manifests: Mapping[str, ManifestFil
                        sorted((src, image.digest) for src, image in (images or {}).items()))
 
 
-def collisions(outputs: Sequence[Output], taken: Mapping[str, str]) -> list[Finding]:
-    """LP011 for each output whose path another output (or a story variant, in `taken`) has already."""
+def collisions(outputs: Sequence[Output], taken: Mapping[str, str]) -> tuple[set[int], list[Finding]]:
+    """The positions of the outputs that cannot be written, and an LP011 for each: its path is another output's
+    (or a story variant's, in `taken`), or a file stands where it needs a folder, or the other way round. A
+    plain page yields to what the build makes itself."""
     owners = dict(taken)
-    findings = []
-    for output in outputs:
-        if output.path in owners:
-            url = "/" + output.path.removesuffix("index.html")
-            findings.append(Finding(output.source, 1, 1, "LP011", f"same URL {url} as {owners[output.path]}"))
-        else:
+    folders = {folder: source for path, source in owners.items() for folder in _folders(path)}
+    lost, findings = set(), []
+    for n in sorted(range(len(outputs)), key=lambda n: outputs[n].source.startswith(PAGES)):
+        output = outputs[n]
+        other = owners.get(output.path) or folders.get(output.path) or next(
+            (owners[folder] for folder in _folders(output.path) if folder in owners), None)
+        if other is None:
             owners[output.path] = output.source
-    return findings
+            folders.update(dict.fromkeys(_folders(output.path), output.source))
+            continue
+        lost.add(n)
+        url = "/" + output.path.removesuffix("index.html")
+        findings.append(Finding(output.source, 1, 1, "LP011", f"same URL {url} as {other}: expected each page "
+                                "at a path of its own"))
+    return lost, findings
+
+
+def _folders(path: str) -> list[str]:
+    parts = path.split("/")[:-1]
+    return ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
 
 
 def output_fingerprint(output: Output, renderer: Renderer, made: Mapping[str, str]) -> str:

@@ -17,11 +17,12 @@ from ..analysis.similarity import features
 from ..checks import local_findings
 from ..content.body import parse_body
 from ..content.config import SiteConfig
-from ..content.findings import Finding, SourceMap
+from ..content.findings import SourceMap
 from ..content.layout import file_digest
 from ..content.images import ImageFile
+from ..content.limits import MAX_STORY_BYTES
 from ..content.models import FrontMatter, ImageUse, ManifestFile, Story
-from ..content.source import front_matter
+from ..content.source import front_matter, read_bounded
 from ..content.stories import load_story
 from ..render.story_view import SectionView, section_rows, sections_of
 from .records import StoryRecord
@@ -100,6 +101,7 @@ class Reading:
     manifests: Mapping[str, ManifestFile]
     spill: Spill | None
     images: Mapping[str, ImageFile] = field(default_factory=dict)  # by src: how the body shows each
+    texts: Mapping[str, bytes] = field(default_factory=dict)  # story files' bytes given instead of read
 
 
 class Read(NamedTuple):
@@ -114,11 +116,11 @@ class Read(NamedTuple):
 def read_story(reading: Reading, shown: str) -> Read:
     """Read one story file, parse its body once, run its local rules, and (when building) render its sections.
     The body text is not kept: what needs it later has it in another form, or reads the file again."""
-    try:
-        with open(os.path.join(reading.root, shown), "rb") as source:
-            data = source.read()
-    except OSError as err:
-        return Read(StoryRecord(shown, "", {}, [Finding(shown, 1, 1, "LP001", f"cannot read the file: {err.strerror}")]))
+    data = reading.texts.get(shown)
+    if data is None:
+        data, refused = read_bounded(os.path.join(reading.root, shown), shown, MAX_STORY_BYTES)
+        if data is None:
+            return Read(StoryRecord(shown, "", {}, refused))
     code = file_digest(data)
     story, findings = load_story(os.path.join(reading.root, shown), shown, data, reading.config.edition)
     if story is None:

@@ -35,13 +35,15 @@ class ImageRecord:
 class Rendered:
     """A story's three variants as last made: the fingerprint of what they were made from (its job,
     engine/stories.py, and the story templates), each output's digest, and its teaser (its view without
-    sections, as JSON, which list pages read) with its digest and the fields that order and place it."""
+    sections, as JSON, which list pages read) with its digest and the fields that order and place it, and the
+    digest of what the search index reads of its HTML page."""
 
     job: str
     outputs: dict[str, str]
     teaser: bytes
     teaser_digest: str
     keys: dict[str, Any]
+    indexed: str
 
 
 @dataclass
@@ -59,3 +61,22 @@ class StoryRecord:
     cited: frozenset[str] = frozenset()
     draft: bool = False  # marked `draft: true` (read from the YAML as written when the front matter is wrong)
     rendered: Rendered | None = field(default=None, compare=False)
+
+
+@dataclass
+class ShardRecord:
+    """A search shard's bundle as last made: the fingerprint of its pages, whether it was the primary (which
+    alone publishes Pagefind's scripts), and each published file's digest by output path."""
+
+    fingerprint: str
+    primary: bool
+    files: dict[str, str]
+
+
+@dataclass
+class SearchRecord:
+    """The search index as last made: each shard's record by name, and every output's digest by path (the
+    shards' files and the list of them)."""
+
+    shards: dict[str, ShardRecord] = field(default_factory=dict)
+    outputs: dict[str, str] = field(default_factory=dict)

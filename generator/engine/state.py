@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import stat
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 import orjson
 
 from ..content.layout import CACHE_DIR, PACKAGE, file_digest, key_of, template_dirs
+from ..content.limits import MAX_INPUT_BYTES
 
 STATE_FILE = "build-state.json"
 FORMAT = "ledgerpress-build-state-3"
@@ -55,8 +57,17 @@ def input_paths(root: Path) -> list[str]:
         for folder, dirs, files in os.walk(top):
             dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__", "_templates")))
             found.extend(os.path.join(folder, name) for name in sorted(files)
-                         if not name.startswith(".") and not name.endswith(".pyc"))
+                         if not name.startswith(".") and not name.endswith(".pyc") and _utf8(name))
     return found
+
+
+def _utf8(name: str) -> bool:
+    """A name the state file can hold (one that is not is never read: the content loaders report it)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def scan(root: Path, previous: State | None) -> tuple[int, dict[str, Stamp]]:
@@ -71,17 +82,37 @@ def scan(root: Path, previous: State | None) -> tuple[int, dict[str, Stamp]]:
             info = os.stat(path)
         except OSError:
             continue
+        if not stat.S_ISREG(info.st_mode):  # a FIFO or a device is not read (the loaders report it)
+            continue
         stamp = [info.st_mtime_ns, info.st_size, info.st_ino]
         old = known.get(path)
         if old is not None and old[:3] == stamp and info.st_mtime_ns < trusted_before:
             inputs[path] = old
             continue
-        try:
-            with open(path, "rb") as source:
-                inputs[path] = [*stamp, file_digest(source.read())]
-        except OSError:
-            continue
+        digest = _digest(path, info.st_size)
+        if digest is not None:
+            inputs[path] = [*stamp, digest]
     return started, inputs
+
+
+def _digest(path: str, size: int) -> str | None:
+    """A regular file's digest; one too large for any input is known by its size and time alone (the loaders
+    refuse it), and one swapped for something else since the stat is left out."""
+    if size > MAX_INPUT_BYTES:
+        return f"large:{size}"
+    try:
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    except OSError:
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+            return None
+        with os.fdopen(descriptor, "rb", closefd=False) as source:
+            return file_digest(source.read(MAX_INPUT_BYTES + 1))
+    except OSError:
+        return None
+    finally:
+        os.close(descriptor)
 
 
 def settle(inputs: dict[str, Stamp]) -> dict[str, Stamp]:

@@ -19,6 +19,7 @@ from ..render.story_view import related_views, story_view
 from ..render.teaser import teaser_data
 from ..render.templates import Renderer
 from ..site.kinds import story_keys
+from ..site.search import indexed_part
 from .check import Checked
 from .fingerprint import fingerprint
 from .memo import Memo, take
@@ -109,20 +110,20 @@ def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
                                          job.path)
     view = story_view(story, sections, making.manifests, making.config, related_views(job.related, making.config),
                       list(job.passed), making.authors, making.images, [(src, alt) for src, alt, _ in job.images])
-    receipts = [making.store.put(f"stories/{story.key}/index.{suffix}",
-                                 making.renderer.render(f"story.{suffix}", story=view).encode("utf-8"))
-                for suffix in Renderer.STORY_VARIANTS]
+    variants = {suffix: making.renderer.render(f"story.{suffix}", story=view).encode("utf-8")
+                for suffix in Renderer.STORY_VARIANTS}
+    receipts = [making.store.put(f"stories/{story.key}/index.{suffix}", data) for suffix, data in variants.items()]
     data = teaser_data(view)
     teaser = orjson.dumps(data)
     outputs = {receipt.path: receipt.digest for receipt in receipts}
-    return receipts, Rendered(fingerprint(job, making.templates), outputs, teaser, file_digest(teaser), story_keys(data))
+    return receipts, Rendered(fingerprint(job, making.templates), outputs, teaser, file_digest(teaser), story_keys(data),
+                              file_digest(indexed_part(variants["html"])))
 
 
 def stale_stories(jobs: list[StoryJob], records: Mapping[str, StoryRecord], templates: str,
                   holds: Callable[[str, str], bool]) -> list[StoryJob]:
     """The jobs whose variants must be made: those the memo's records do not show made from the same job,
-    and those whose outputs the store no longer holds (a teaser gone from the cache is found when it is read,
-    and the build then starts afresh)."""
+    and those whose outputs the store no longer holds."""
     stale = []
     for job in jobs:
         rendered = records[job.path].rendered

@@ -21,7 +21,8 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 DOCUMENT = "public, max-age=60, must-revalidate"
 ASSET = "public, max-age=300"
 DOCUMENTS = (".html", ".md", ".json", ".xml", ".txt")
-INDEXES = {"feed.xml", "feed.json", "sitemap.xml", "news-sitemap.xml", "stories.json", "robots.txt"}
+INDEXES = {"feed.xml", "feed.json", "sitemap.xml", "news-sitemap.xml", "stories.json", "robots.txt",
+           "shards.json"}  # shards.json last: it names the search bundles uploaded before it
 HASHED = re.compile(r"[._-](?=[0-9a-f]*[0-9])[0-9a-f]{7,}\.[A-Za-z0-9_]+$")  # en_3bdcab7.pf_fragment, app.1a2b3c4d.css
 MANIFEST = ".ledgerpress-manifest.json"
 THREADS = 16

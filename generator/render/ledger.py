@@ -8,6 +8,7 @@ from typing import Any
 from ..content.config import SiteConfig
 from ..content.models import ManifestFile, Story
 from .dates import iso_z
+from .formats import sh_url, sh_word
 from .view import View
 
 
@@ -37,11 +38,17 @@ class Verify(View):
 
 
 def ledger_rows(story: Story, manifests: dict[str, ManifestFile], config: SiteConfig) -> list[LedgerRow]:
-    """The ledger in its front-matter order, each used claim with its text."""
+    """The ledger in its front-matter order, each used claim with its text. A manifest or claim that does
+    not exist is left out (its rule, LP022 or LP024, must have been turned off for the story to get here);
+    the rows keep their ledger numbers, which the body's citations use."""
     rows = []
     for number, entry in enumerate(story.meta.ledger, start=1):
-        fields, claims = _manifest_row(manifests[entry.manifest], config)
-        rows.append(LedgerRow(**fields, number=number, claims=[claims[claim_id] for claim_id in entry.claims]))
+        found = manifests.get(entry.manifest)
+        if found is None:
+            continue
+        fields, claims = _manifest_row(found, config)
+        rows.append(LedgerRow(**fields, number=number,
+                              claims=[claims[claim_id] for claim_id in entry.claims if claim_id in claims]))
     return rows
 
 
@@ -69,12 +76,14 @@ _MANIFEST_ROWS: dict[tuple, tuple[dict[str, Any], dict[str, ClaimView]]] = {}
 
 
 def verify_view(config: SiteConfig, ids: list[str]) -> Verify | None:
+    """The shell loop a reader pastes to fetch the cited manifests: every word quoted for the shell (ids,
+    the header, the URL around "$id"), so nothing in site.toml runs on the reader's machine."""
     if config.verify is None:
         return None
     endpoint = config.verify.endpoint
-    header = f'-H "{config.verify.header}" ' if config.verify.header else ""
-    command = (f"for id in {' '.join(ids)}; do\n"
-               f'  curl -s {header}"{endpoint.replace("{id}", "$id")}"\n'
+    header = f"-H {sh_word(config.verify.header)} " if config.verify.header else ""
+    command = (f"for id in {' '.join(sh_word(i) for i in ids)}; do\n"
+               f"  curl -s {header}{sh_url(endpoint, '{id}', 'id')}\n"
                "done")
     return Verify(endpoint=endpoint, header=config.verify.header,
                   urls=[endpoint.replace("{id}", i) for i in ids], command=command)

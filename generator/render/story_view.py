@@ -13,9 +13,9 @@ from ..checks import RULES
 from ..checks.support import Evidence as Evidence_
 from ..checks.support import evidence
 from ..checks.waivers import reasons
+from ..content.authors import Author
 from ..content.body import Body, render_block
 from ..content.config import SiteConfig
-from ..content.authors import Author
 from ..content.images import ImageFile
 from ..content.models import ManifestFile, Story
 from .authors import AuthorView, author_views, byline
@@ -230,8 +230,10 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
     url = config.url(story.url_path)
     ledger = ledger_rows(story, manifests, config)
     updated, last_updated = last_changed(story)
-    trust = Term(slug=meta.trust, name=config.trust[meta.trust])
-    newsroom = Term(slug=meta.newsroom, name=config.newsrooms[meta.newsroom], url=config.url(f"/newsrooms/{meta.newsroom}/"))
+    # (a key site.toml does not declare is shown as written: LP010 must have been turned off)
+    trust = Term(slug=meta.trust, name=config.trust.get(meta.trust, meta.trust))
+    newsroom = Term(slug=meta.newsroom, name=config.newsrooms.get(meta.newsroom, meta.newsroom),
+                    url=config.url(f"/newsrooms/{meta.newsroom}/"))
     sources = len(ledger)
     published = story.published_utc
     ids = [row.manifest_id for row in ledger]
@@ -243,7 +245,7 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
         view_version=VIEW_VERSION, title=meta.title, description=meta.description, slug=story.slug,
         path=story.url_path, url=url, canonical=url, published=iso_z(published), updated=updated,
         last_updated=last_updated, edition=edition_of(story, config), newsroom=newsroom,
-        beat=Term(slug=meta.beat, name=config.beats[meta.beat], url=config.url(f"/beats/{meta.beat}/")),
+        beat=Term(slug=meta.beat, name=config.beats.get(meta.beat, meta.beat), url=config.url(f"/beats/{meta.beat}/")),
         trust=trust, source_count=sources, cited_manifest_ids=ids, authors=writers, byline=byline(writers),
         trust_line=f"{trust.name} · {sources} source{'s' if sources != 1 else ''} · {newsroom.name} · "
                    f"Published {shown_time(iso_z(published), config.timezone, config.date_format)}",

@@ -18,6 +18,8 @@ from jinja2 import (
     StrictUndefined,
     TemplateError,
     TemplateNotFound,
+    TemplateRuntimeError,
+    TemplateSyntaxError,
     select_autoescape,
 )
 from markupsafe import Markup
@@ -26,17 +28,22 @@ from ..content.config import SiteConfig
 from ..content.findings import Finding
 from ..content.layout import key_of, template_dirs
 from .dates import ReaderDates, edition_time, unbroken
-from .links import absolute_urls
-from .structured import news_article, profile_page, source_record, website
 from .formats import (
     json_ld,
     md_cell,
+    md_code,
+    md_fence,
     md_text,
     month_day_time,
+    sh_word,
     to_json,
+    uri,
+    xml_escape,
     yaml_ids,
     yaml_scalar,
 )
+from .links import absolute_urls
+from .structured import news_article, profile_page, source_record, website
 
 
 def current(canonical: str, url: str, section: bool = True) -> Markup:
@@ -56,47 +63,84 @@ class TemplateSet(BaseLoader):
 
     def __init__(self, root: Path) -> None:
         self.sources: dict[str, tuple[str, str]] = {}  # name -> (source, file)
+        self._broken: dict[str, str] = {}  # name -> why it cannot be a template
         for folder in reversed(template_dirs(root)):
             for top, dirs, files in os.walk(folder):
                 dirs.sort()
                 for name in sorted(files):
                     path = os.path.join(top, name)
                     relative = os.path.relpath(path, folder).replace(os.sep, "/")
-                    with open(path, encoding="utf-8", errors="replace") as source:
-                        self.sources[relative] = (source.read(), path)
+                    if not _utf8(relative):  # no template can name it, nor a digest or a record hold it
+                        raise TemplateSyntaxError("the file name is not UTF-8", 1, relative, path)
+                    with open(path, "rb") as source:
+                        data = source.read()
+                    try:
+                        self.sources[relative] = (data.decode("utf-8"), path)
+                    except UnicodeDecodeError as err:  # reported if a page uses it (it may be an image)
+                        self.sources[relative] = (data.decode("utf-8", "replace"), path)
+                        self._broken[relative] = f"the template is not UTF-8 ({err.reason} at byte {err.start})"
 
     def get_source(self, environment: Environment, name: str) -> tuple[str, str, Any]:
         if name not in self.sources:
             raise TemplateNotFound(name)
         source, path = self.sources[name]
+        if name in self._broken:
+            raise TemplateSyntaxError(self._broken[name], 1, name, path)
         return source, path, lambda: True
 
     def list_templates(self) -> list[str]:
         return sorted(self.sources)
 
 
+def _utf8(name: str) -> bool:
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
 # Templates compiled by an earlier build, kept by Jinja in a folder of the system's temporary folder that only
 # this user may write (Jinja checks that), each by its name, file and source: compiling the template set
-# costs as much as rendering a small site.
-_COMPILED = FileSystemBytecodeCache()
+# costs as much as rendering a small site. Jinja does not tell environments apart there, and the code it
+# compiles depends on how the environment is set (its finalize, its whitespace options), so each setting has
+# files of its own.
+_ESCAPED = ("html", "xml")
+_OPTIONS = {"undefined": StrictUndefined, "trim_blocks": True, "lstrip_blocks": True, "keep_trailing_newline": True,
+            "autoescape": select_autoescape(enabled_extensions=_ESCAPED, default_for_string=False)}
+_SHAPE = repr([(name, _ESCAPED if name == "autoescape" else getattr(value, "__name__", value))
+               for name, value in sorted(_OPTIONS.items())])
+_COMPILED = {xml: FileSystemBytecodeCache(pattern=f"__ledgerpress_{key_of(_SHAPE, str(xml))[:12]}_%s.cache")
+             for xml in (False, True)}
 
 
-def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any) -> Environment:
-    env = Environment(
-        loader=templates, autoescape=select_autoescape(enabled_extensions=("html", "xml"), default_for_string=False),
-        bytecode_cache=_COMPILED,
-        undefined=StrictUndefined, trim_blocks=True, lstrip_blocks=True, keep_trailing_newline=True,
-        auto_reload=False,  # the templates are read once, when the build starts
-    )
+MAX_RANGE = 1_000_000  # range() in a template: a loop a mistyped bound would make endless
+
+
+def bounded_range(*args: int) -> range:
+    """range() for templates, refusing more than MAX_RANGE items (as Jinja's sandbox does)."""
+    found = range(*args)
+    if len(found) > MAX_RANGE:
+        raise OverflowError(f"range() of {len(found):,} items in a template (the limit is {MAX_RANGE:,})")
+    return found
+
+
+def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any, xml: bool = False) -> Environment:
+    """The environment for the templates of one kind: `xml` ones pass every value they print through
+    formats.xml_escape, which also replaces what XML forbids (the others escape HTML, as Jinja does)."""
+    env = Environment(loader=templates, bytecode_cache=_COMPILED[xml], finalize=xml_escape if xml else None,
+                      auto_reload=False, **_OPTIONS)  # (the templates are read once, when the build starts)
     dates = ReaderDates(config.timezone, config.date_format, config.day_format)
     env.filters.update(current=current, yaml=yaml_scalar, yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell,
+                       md_code=md_code, md_fence=md_fence, uri=uri, sh=sh_word,
                        month_day_time=month_day_time, human_time=dates.time, human_day=dates.day,
-                       edition_time=edition_time, unbroken=unbroken, tojson_pretty=to_json, json_ld=json_ld, absolute_urls=absolute_urls,
+                       edition_time=edition_time, unbroken=unbroken, tojson_pretty=to_json, json_ld=json_ld,
+                       absolute_urls=absolute_urls, as_text=str,
                        news_article=lambda story: news_article(story, config),
                        profile_page=lambda about: profile_page(about, config),
                        source_record=lambda manifest: source_record(manifest, config),
                        website=lambda _: website(config))
-    env.globals.update(site=config, base_path=urlsplit(config.root_url).path, nav=nav)
+    env.globals.update(site=config, base_path=urlsplit(config.root_url).path, nav=nav, range=bounded_range)
     return env
 
 
@@ -127,7 +171,9 @@ class Renderer:
         self.root = root
         self.templates = TemplateSet(root)
         self.env = make_environment(self.templates, config, nav)
+        self._envs = (self.env, make_environment(self.templates, config, nav, xml=True))
         self._digests: dict[tuple[str, ...], str] = {}
+        self._dirs = tuple(str(path.resolve()) for path in template_dirs(root))
 
     def digest(self, *names: str) -> str:
         """A digest of these templates and of every template they extend, include or import (all of them, if
@@ -156,7 +202,7 @@ class Renderer:
         template that fails is left to the output that renders it, which reports it)."""
         for name in sorted(set(names)):
             try:
-                self.env.get_template(name)
+                self._envs[name.endswith(".xml")].get_template(name)
             except TemplateError:
                 pass
 
@@ -165,7 +211,38 @@ class Renderer:
         return self.env.loader.get_source(self.env, name)[0]
 
     def render(self, name: str, **context: Any) -> str:
-        return self.env.get_template(name).render(**context)
+        """A template rendered; any error it raises is a TemplateError (reported as LP900, not a traceback)."""
+        try:
+            return self._envs[name.endswith(".xml")].get_template(name).render(**context)
+        except TemplateError:
+            raise
+        except Exception as err:  # the template's own code failed (RecursionError and MemoryError included)
+            raise _failed(err, self._dirs) from None
+
+
+class TemplateFailed(TemplateRuntimeError):
+    """A template that raised while it rendered ({{ 1/0 }}, an include of itself, a macro that calls itself
+    without end): bad input like any other, reported as LP900 at the template's line (template_finding reads
+    `filename` and `lineno`). It crosses from a build worker to the parent whole (pickled)."""
+
+    def __init__(self, message: str, filename: str | None = None, lineno: int | None = None) -> None:
+        super().__init__(message)
+        self.filename, self.lineno = filename, lineno
+
+    def __reduce__(self) -> tuple:
+        return type(self), (self.message, self.filename, self.lineno)
+
+
+def _failed(err: BaseException, dirs: tuple[str, ...]) -> TemplateFailed:
+    """The error as a TemplateFailed at the innermost template line it passed through (Jinja rewrites a
+    failing render's traceback so that template code shows as the template's own file and line)."""
+    frames = [frame for frame in traceback.extract_tb(err.__traceback__) if frame.filename.startswith(dirs)]
+    filename, lineno = (frames[-1].filename, frames[-1].lineno) if frames else (None, None)
+    if isinstance(err, RecursionError):
+        why = "it includes, extends or calls itself without end"
+    else:
+        why = f"{type(err).__name__}: {err}".rstrip(": ")
+    return TemplateFailed(f"rendering failed: {why}", filename, lineno)
 
 
 def template_finding(root: Path, err: TemplateError) -> Finding:

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from jinja2 import TemplateRuntimeError
 
 from .. import __version__
 from ..content.config import SiteConfig
@@ -84,8 +85,18 @@ def _data_path(story: Teaser) -> str:
 
 def feed_view(config: SiteConfig, feed: Feed, read: Mapping[str, bytes] | None = None) -> dict[str, Any]:
     """The feed and each entry's whole story (its index.json, in `read`: none when the feed has no entry), by path."""
-    return {"feed": feed, "bodies": {story.path: as_fields(orjson.loads(read[_data_path(story)]))
+    return {"feed": feed, "bodies": {story.path: _story_data(read[_data_path(story)], story.path)
                                      for story in feed.entries} if read else {}}
+
+
+def _story_data(data: bytes, path: str) -> Any:
+    """A story's index.json as the feeds read it: a site's own story.json that does not write the view as JSON
+    fails the build at that template (LP900), not with a traceback."""
+    try:
+        return as_fields(orjson.loads(data))
+    except orjson.JSONDecodeError as err:
+        raise TemplateRuntimeError(f"story.json must write the story's view as JSON (feeds read each entry's "
+                                   f"index.json), but {path}index.json is not JSON: {err}") from None
 
 
 def json_feed_view(config: SiteConfig, feed: Feed, read: Mapping[str, bytes] | None = None) -> dict[str, Any]:

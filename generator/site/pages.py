@@ -26,6 +26,11 @@ def _index(path: str) -> str:
     return path.lstrip("/") + "index.html"
 
 
+def page_output(page: Page) -> str:
+    """A plain page's HTML output."""
+    return _index(page.url_path)
+
+
 @producer()
 def front_and_lists(site: Site) -> Iterator[Output]:
     """The front page (the newest editions), the editions page, and every page of every list."""
@@ -51,7 +56,7 @@ def plain_pages(site: Site) -> Iterator[Output]:
     yield Output("favicon.svg", "templates/favicon.svg", "favicon.svg", raw=True)
     for page in sorted(site.pages, key=lambda p: p.url_path):
         html = render_markdown(page.body)
-        yield Output(_index(page.url_path), page.path, "page.html", {"page": {
+        yield Output(page_output(page), page.path, "page.html", {"page": {
             "title": page.meta.title, "description": page.meta.description, "path": page.url_path, "html": html}})
 
 

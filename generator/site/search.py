@@ -1,118 +1,129 @@
-"""The search index: Pagefind run over the rendered pages, its bundle handed back as output files.
+"""The search index's plan: which pages Pagefind indexes, in which shards, and how their bundles are published.
 
-Pagefind's Python API indexes a folder in one request, while it answers one request per 0.1 s, so adding a
-site page by page costs 0.1 s a page. The pages are therefore copied into a private scratch folder, indexed
-and written there with PagefindIndex, and read back into memory: public/ is still written by write.py alone.
+Pagefind has no incremental mode and holds all it indexes in memory (most of a megabyte a story), so one index
+of the whole site would be made again for every edit, in gigabytes. The stories are therefore indexed in shards
+of a few dozen, in order of publication, cut before a story whose key hashes to a boundary (an edit, an
+addition or a removal moves only the cuts near it); engine/search.py runs Pagefind over each. The search page
+merges the shards' indexes (Pagefind's mergeIndex); the first shard, the newest stories', is the primary and
+alone publishes Pagefind's scripts, which every bundle would repeat.
 """
 
 from __future__ import annotations
 
-import asyncio
-import concurrent.futures
-import multiprocessing
-import os
-import signal
-import tempfile
-from collections.abc import Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
+import hashlib
+import json
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
 
 from ..content.findings import Finding
+from ..content.layout import key_of
 
 BUNDLE = "pagefind"
+SHARDS = f"{BUNDLE}/shards.json"
+PAGES_SHARD = "pages"
+SCRIPTS = ("pagefind.js", "pagefind-worker.js", "wasm.")  # what the primary's bundle alone publishes
 UNUSED = ("pagefind-ui.", "pagefind-modular-ui.", "pagefind-component-ui.", "pagefind-highlight.")
-NOTE_CODE = "LP901"
 EXCLUDE = ("details.evidence",)  # repeats the ledger's claims under every passage; templates mark the rest
+NOTE_CODE = "LP901"
+SMALLEST, LARGEST = 16, 128  # a shard's usual number of stories: a power of two between these
 
 
-@dataclass
-class SearchIndex:
-    """The bundle's files ({output path: bytes}) and, if Pagefind could not run, a warning that says why."""
+@dataclass(frozen=True)
+class Searchable:
+    """A page to index: its HTML output, the digest of what Pagefind reads of it (indexed_part), and, for a
+    story, its place in the order of publication."""
 
-    files: dict[str, bytes] = field(default_factory=dict)
-    notes: list[Finding] = field(default_factory=list)
-
-
-def search_index(files: Mapping[str, bytes]) -> SearchIndex:
-    """Index every HTML output; any failure of Pagefind leaves the site without search, not without a build."""
-    pages = {path: data for path, data in files.items() if path.endswith(".html")}
-    try:
-        bundle = _run_async(_pagefind(pages))
-    except Exception as err:  # a missing package or binary, a crash or a hang: all mean "no search"
-        return SearchIndex(notes=[unavailable(err)])
-    return SearchIndex({f"{BUNDLE}/{path}": data for path, data in sorted(bundle.items())
-                        if not path.startswith(UNUSED)})
+    path: str
+    digest: str
+    published: str = ""
+    key: str = ""
 
 
-def search_index_apart(files: Mapping[str, bytes]) -> SearchIndex:
-    """search_index in a forked process at the lowest CPU priority, for a caller whose other threads must keep
-    working meanwhile (the preview server, whose next rebuild must not wait): feeding Pagefind thousands of
-    pages holds the interpreter, and Pagefind the cores, for seconds."""
-    if "fork" not in multiprocessing.get_all_start_methods():
-        return search_index(files)
-    _APART["files"] = files  # the child inherits it; only the bundle travels back
-    try:
-        with multiprocessing.get_context("fork").Pool(1, initializer=_apart_start) as pool:
-            return pool.apply(_index_apart)
-    except Exception as err:  # the pool itself failed: no search this time, as if Pagefind had
-        return SearchIndex(notes=[unavailable(err)])
-    finally:
-        _APART.clear()
+@dataclass(frozen=True)
+class Shard:
+    """Pages indexed together into pagefind/<name>/."""
+
+    name: str
+    pages: tuple[Searchable, ...]
+
+    @property
+    def made_from(self) -> str:
+        """What its index is made from: what the indexer reads of each page, and where the page is published."""
+        return key_of(*EXCLUDE, *(f"{page.path}\0{page.digest}" for page in self.pages))
+
+    @property
+    def folder(self) -> str:
+        return f"{BUNDLE}/{self.name}/"
 
 
-_APART: dict[str, Mapping[str, bytes]] = {}
+def shard_size(stories: int) -> int:
+    """About the square root of the number of stories: each shard is indexed in a fraction of a second, and a
+    reader's browser fetches a part of every shard's index, so neither grows as fast as the site."""
+    size = SMALLEST
+    while size < LARGEST and 2 * size * size < stories:
+        size *= 2
+    return size
 
 
-def _apart_start() -> None:
-    """The indexer yields the cores to everything else (Pagefind, started from it, inherits that), and
-    leaves Ctrl-C to the server, which stops it (it must not print a traceback of its own)."""
-    os.nice(19)
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
+def plan_shards(stories: Iterable[Searchable], pages: Iterable[Searchable]) -> list[Shard]:
+    """The stories in order of publication, cut into shards of size/2 to 2*size, newest first; the plain pages
+    in one more."""
+    ordered = sorted(stories, key=lambda story: (story.published, story.key))
+    size = shard_size(len(ordered))
+    runs: list[list[Searchable]] = []
+    for story in ordered:
+        if not runs or len(runs[-1]) >= 2 * size or (len(runs[-1]) >= size // 2 and _boundary(story.key, size)):
+            runs.append([])
+        runs[-1].append(story)
+    shards = [Shard(_name(run[0]), tuple(run)) for run in reversed(runs)]
+    plain = tuple(sorted(pages, key=lambda page: page.path))
+    return [*shards, Shard(PAGES_SHARD, plain)] if plain else shards
 
 
-def _index_apart() -> SearchIndex:
-    return search_index(_APART["files"])
+def _boundary(key: str, size: int) -> bool:
+    return int.from_bytes(hashlib.blake2b(key.encode("utf-8"), digest_size=8).digest(), "big") % size == 0
+
+
+def _name(first: Searchable) -> str:
+    return f"{first.published[:10]}-{hashlib.blake2b(first.key.encode('utf-8'), digest_size=4).hexdigest()}"
+
+
+_NAME = re.compile(rb"<([a-zA-Z][a-zA-Z0-9-]*)")
+BODY = b"data-pagefind-body"
+
+
+def indexed_part(page: bytes) -> bytes:
+    """What Pagefind reads of a page: its data-pagefind-body element if it has one (what that element tells
+    Pagefind to ignore included, which only means its shard is indexed again more often than it must be), else
+    the whole page. A story page changes with its related stories and its ledger; its index only with this."""
+    if page.count(BODY) != 1:
+        return page
+    start = page.rfind(b"<", 0, page.find(BODY))
+    name = _NAME.match(page, start)
+    if name is None:
+        return page
+    depth = 0
+    for tag in re.compile(rb"<(/?)" + re.escape(name[1]) + rb"[\s>/]", re.IGNORECASE).finditer(page, start):
+        depth += -1 if tag[1] else 1
+        if depth == 0:
+            end = page.find(b">", tag.start())
+            return page[start:end + 1] if end >= 0 else page
+    return page
+
+
+def published(shard: Shard, files: dict[str, bytes], primary: bool) -> dict[str, bytes]:
+    """A shard's bundle as the site publishes it, by output path."""
+    return {shard.folder + name: data for name, data in sorted(files.items())
+            if not name.startswith(UNUSED) and (primary or not name.startswith(SCRIPTS))}
+
+
+def shard_list(shards: list[Shard]) -> bytes:
+    """pagefind/shards.json: the bundles the search page merges, the primary first."""
+    return json.dumps({"bundles": [f"/{shard.folder}" for shard in shards]}, indent=1).encode("utf-8") + b"\n"
 
 
 def unavailable(err: BaseException) -> Finding:
     """A warning, not an error: the site is whole without search, and the reader is told how to get it."""
-    reason = f"{type(err).__name__}: {err}".rstrip(": ")
-    missing = isinstance(err, (ImportError, OSError)) and not isinstance(err, TimeoutError)
-    hint = "; install it with: pip install 'pagefind[extended]'" if missing else ""
-    return Finding(f"{BUNDLE}/", 1, 1, NOTE_CODE, f"search index not built, the site has no search ({reason}){hint}",
+    return Finding(f"{BUNDLE}/", 1, 1, NOTE_CODE, f"search index not built, the site has no search ({err})",
                    severity="warning")
-
-
-def _run_async(coroutine) -> dict[str, bytes]:
-    """asyncio.run, or in a worker thread when the caller already runs an event loop."""
-    try:
-        asyncio.get_running_loop()
-    except RuntimeError:
-        return asyncio.run(coroutine)
-    with concurrent.futures.ThreadPoolExecutor(max_workers=1) as pool:
-        return pool.submit(asyncio.run, coroutine).result()
-
-
-async def _pagefind(pages: Mapping[str, bytes]) -> dict[str, bytes]:
-    from pagefind.service import (
-        PagefindService,  # optional: without it the build goes on without search
-    )
-
-    with tempfile.TemporaryDirectory(prefix="ledgerpress-search-") as scratch:
-        site, out = Path(scratch, "site"), Path(scratch, "bundle")
-        for path, data in sorted(pages.items()):
-            target = site / path
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        async with PagefindService() as service:
-            index = await service.create_index({"exclude_selectors": list(EXCLUDE)})
-            await asyncio.wait_for(_index(index, site, out), timeout=60 + len(pages) / 100)
-        return {path.relative_to(out).as_posix(): path.read_bytes() for path in sorted(out.rglob("*"))
-                if path.is_file()}
-
-
-async def _index(index, site: Path, out: Path) -> None:
-    indexed = await index.add_directory(str(site))
-    if not indexed.get("page_count"):
-        raise RuntimeError("Pagefind found no page to index")
-    await index.write_files(output_path=str(out))

@@ -1,0 +1,168 @@
+"""YAML to data, with the line and column of every node and whether each scalar was quoted, bounded: no alias
+and no nesting past MAX_NESTING. A few hundred bytes of aliases expand to gigabytes (PyYAML's constructor
+copies nothing, but everything that walks the result does), and libyaml's composer recurses once per level
+(a 60 KB list of lists crashes the process), so both are refused, as an LP001 at their place, before the
+composer or anything else sees them."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import yaml
+
+from .findings import Finding, Loc, SourceMap
+from .limits import MAX_NESTING
+
+LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+_STR, _MAP, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_INDENT = re.compile(r"\n +")
+_COMPACT = re.compile(r"(?:[-?:][ \t]+){2,}")  # `- - - x`: block collections nested on one line
+_TWO = re.compile(r"[-?:][ \t]+[-?:][ \t]")  # (a quick search for the first two of those)
+
+
+class _Refused(Exception):
+    """The document is refused at this place (a libyaml mark, or a (line, column) of the file), for this reason."""
+
+    def __init__(self, place: Any, reason: str) -> None:
+        super().__init__(reason)
+        self.place, self.reason = place, reason
+
+    def finding(self, shown: str, offset: int) -> Finding:
+        if isinstance(self.place, tuple):
+            return Finding(shown, *self.place, "LP001", self.reason)
+        return _at(shown, offset, self.place, self.reason)
+
+
+def parse_yaml(text: str, shown: str, offset: int) -> tuple[Any, SourceMap, list[Finding]]:
+    """YAML to data, with the line and column of every node (lines counted after `offset` lines) and whether
+    each scalar was quoted; any problem is an LP001 at its place, and then no data."""
+    source = SourceMap(shown)
+    loader = LOADER(text)
+    findings: list[Finding] = []
+    try:
+        if nesting_bound(text) > MAX_NESTING:
+            _scan(loader)
+            loader.dispose()
+            loader = LOADER(text)
+        node = loader.get_single_node()
+        if node is not None:
+            _record(node, (), source, offset, findings, 0, set() if "*" in text else None)
+        data = _constructed(node, loader) if node is not None else None
+    except _Refused as refused:
+        return None, source, [refused.finding(shown, offset)]
+    except yaml.MarkedYAMLError as err:
+        problem = err.problem or err.context or "invalid YAML"
+        if err.context and err.context_mark and err.problem_mark:
+            start = err.context_mark
+            problem += f" ({err.context} that starts at {offset + start.line + 1}:{start.column + 1})"
+        return None, source, [_at(shown, offset, err.problem_mark or err.context_mark,
+                                  f"front matter is not valid YAML: {problem}")]
+    except (yaml.YAMLError, ValueError, OverflowError, TypeError) as err:  # the safe constructor's own failures
+        return None, source, [Finding(shown, offset + 1, 1, "LP001", f"front matter is not valid YAML: {err}")]
+    finally:
+        loader.dispose()
+    return data, source, findings
+
+
+def _at(shown: str, offset: int, mark: Any, message: str) -> Finding:
+    line, col = (offset + mark.line + 1, mark.column + 1) if mark is not None else (offset + 1, 1)
+    return Finding(shown, line, col, "LP001", message)
+
+
+def nesting_bound(text: str) -> int:
+    """A bound on how deep lists and mappings nest in text, without parsing it: one level per flow bracket,
+    two per column of indentation (a list may share its mapping's column), and one per indicator of a
+    collection nested on one line. Quoted text only makes it larger."""
+    indent = max(map(len, _INDENT.findall("\n" + text)), default=0)
+    compact = max(map(len, _COMPACT.findall(text)), default=0) if _TWO.search(text) else 2
+    return text.count("[") + text.count("{") + 2 * (indent + 1) + compact // 2 + 1
+
+
+def _scan(loader: Any) -> None:
+    """Refuse an alias or nesting past MAX_NESTING, found in libyaml's event stream (which keeps its own
+    stack and builds nothing): what parse_yaml runs first when nesting_bound cannot rule them out."""
+    depth = 0
+    while (event := loader.get_event()) is not None and not isinstance(event, yaml.StreamEndEvent):
+        if isinstance(event, yaml.AliasEvent):
+            raise _Refused(event.start_mark, f"an alias (*{event.anchor}) is not allowed here: write the value out")
+        if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+            depth += 1
+            if depth > MAX_NESTING:
+                raise _Refused(event.start_mark, f"lists and mappings are nested deeper than {MAX_NESTING} levels")
+        elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+            depth -= 1
+
+
+def _record(node: yaml.Node, loc: Loc, source: SourceMap, offset: int, findings: list[Finding], depth: int,
+            seen: set[int] | None) -> None:
+    """Fill the source map for node and its children; a key given twice is LP001. A node met twice (the
+    composer shares the node an alias names; `seen` is kept when the text has a '*') or nested past
+    MAX_NESTING refuses the document."""
+    mark = node.start_mark
+    if depth > MAX_NESTING:
+        raise _Refused(mark, f"lists and mappings are nested deeper than {MAX_NESTING} levels")
+    if seen is not None:
+        _once(node, source.at(loc), seen)
+    source.marks.setdefault(loc, (offset + mark.line + 1, mark.column + 1))
+    if isinstance(node, yaml.ScalarNode):
+        source.quoted[loc] = node.style in ("'", '"')
+    elif isinstance(node, yaml.SequenceNode):
+        for index, item in enumerate(node.value):
+            _record(item, (*loc, index), source, offset, findings, depth + 1, seen)
+    elif isinstance(node, yaml.MappingNode):
+        names: set[str] = set()
+        for key, value in node.value:
+            name = key.value if isinstance(key, yaml.ScalarNode) else str(key.value)
+            where = (offset + key.start_mark.line + 1, key.start_mark.column + 1)
+            if name in names:
+                findings.append(Finding(source.path, *where, "LP001", f"key '{name}' is given twice"))
+            names.add(name)
+            if seen is not None:
+                _once(key, where, seen)
+            source.marks[(*loc, name)] = where
+            _record(value, (*loc, name), source, offset, findings, depth + 1, seen)
+
+
+def _once(node: yaml.Node, where: tuple[int, int], seen: set[int]) -> None:
+    """The composer gives an alias the very node its anchor named: a node met twice is an alias."""
+    if id(node) in seen:
+        raise _Refused(where, "an alias (*name) is not allowed here: write the value out")
+    seen.add(id(node))
+
+
+def _constructed(node: yaml.Node, loader: Any) -> Any:
+    """What loader.construct_document(node) gives, built directly for plain mappings, lists and scalars (the
+    safe constructor's generators cost more than the parse); anything else (merge keys, other tags, keys
+    that are not scalars) goes through the constructor itself."""
+    try:
+        return _built(node, loader)
+    except _Unusual:
+        return loader.construct_document(node)
+
+
+class _Unusual(Exception):
+    pass
+
+
+def _built(node: yaml.Node, loader: Any) -> Any:
+    if isinstance(node, yaml.ScalarNode):
+        if node.tag == _STR:
+            return node.value
+        try:
+            return loader.construct_object(node)
+        except (ValueError, OverflowError) as err:  # a 13th month, an integer of 5,000 digits
+            kind = node.tag.rsplit(":", 1)[-1]
+            raise _Refused(node.start_mark, f"front matter is not valid YAML: {node.value[:40]!r} is not a valid "
+                                            f"{kind} ({err})") from None
+    if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
+        mapping = {}
+        for key, value in node.value:
+            if not isinstance(key, yaml.ScalarNode) or key.tag not in (_STR, "tag:yaml.org,2002:int"):
+                raise _Unusual
+            mapping[_built(key, loader)] = _built(value, loader)
+        return mapping
+    if isinstance(node, yaml.SequenceNode) and node.tag == _SEQ:
+        return [_built(item, loader) for item in node.value]
+    raise _Unusual

@@ -1,0 +1,118 @@
+"""Where a running preview of the site is, and a build on request. `ledgerpress serve` announces its address in
+the site's cache folder while it runs (a file it removes when it stops), so another process can find it."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+import urllib.error
+import urllib.request
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from ..content.layout import CACHE_DIR
+from .errors import DeskError
+from .paths import story_path
+from .schemas import BuildOut, PreviewOut
+from .site import Desk
+
+ANNOUNCEMENT = "serve.json"
+LOOPBACK = {"127.0.0.1", "localhost", "::1", "0.0.0.0", "::"}  # the only previews the desk asks anything
+BUILD_TIMEOUT = 1800  # seconds: a bound on a build the desk waits for
+_FINDING = re.compile(r"^\S[^:\n]*:\d+:\d+: LP\d{3} ")
+
+
+def announce(root: Path, url: str, drafts: bool) -> Path | None:
+    """Say where this preview listens (written whole under another name, then put in place); None if the site's
+    folder cannot be written (the preview runs all the same, unannounced)."""
+    path = root / CACHE_DIR / ANNOUNCEMENT
+    temporary = path.with_name(f".{ANNOUNCEMENT}.{os.getpid()}")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temporary.write_text(json.dumps({"url": url, "pid": os.getpid(), "drafts": drafts}), encoding="utf-8")
+        os.replace(temporary, path)
+    except OSError:
+        return None
+    return path
+
+
+def withdraw(path: Path | None) -> None:
+    """Remove this process's announcement (a later preview of the same site may have replaced it: keep that)."""
+    if path is None:
+        return
+    found = _read(path)
+    if found is not None and found.get("pid") == os.getpid():
+        path.unlink(missing_ok=True)
+
+
+def announced(root: Path) -> dict | None:
+    """The running preview's announcement, if its process still runs."""
+    found = _read(root / CACHE_DIR / ANNOUNCEMENT)
+    if found is None or not isinstance(found.get("url"), str) or not isinstance(found.get("pid"), int):
+        return None
+    try:
+        os.kill(found["pid"], 0)
+    except ProcessLookupError:
+        return None  # killed without removing its file
+    except PermissionError:
+        pass
+    return found
+
+
+def _read(path: Path) -> dict | None:
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return found if isinstance(found, dict) else None
+
+
+def preview_url(desk: Desk, shown: str) -> PreviewOut:
+    """The story's page in the running preview, and whether the preview serves it."""
+    story_path(desk.root, shown)
+    day, name = shown.split("/")[2:]
+    found = announced(desk.root)
+    if found is None:
+        return PreviewOut(running=False, url=None, story_url=None, served=None, drafts=None,
+                          note="no `ledgerpress serve` runs for this site: a person starts one (with --drafts to "
+                               "see drafts)")
+    url = found["url"].rstrip("/")
+    page = f"{url}/stories/{day}/{name.removesuffix('.md')}/"
+    served = _answers(page) if urlsplit(url).hostname in LOOPBACK else None
+    drafts = bool(found.get("drafts"))
+    if served:
+        note = "the preview serves this story; it rebuilds on every save"
+    elif served is None:
+        note = "the preview listens on another machine's address: the desk does not ask it"
+    else:
+        note = ("the preview has no page for this story: it leaves drafts out unless serve runs with --drafts, and "
+                "keeps the last good build while a story has errors (check_story says which)")
+    return PreviewOut(running=True, url=url + "/", story_url=page, served=served, drafts=drafts, note=note)
+
+
+def _answers(url: str) -> bool:
+    request = urllib.request.Request(url, method="HEAD")
+    try:
+        with urllib.request.urlopen(request, timeout=2) as answer:
+            return answer.status == 200
+    except (urllib.error.URLError, OSError, ValueError):
+        return False
+
+
+def build(desk: Desk, drafts: bool = False, search: bool = True) -> BuildOut:
+    """`ledgerpress build` of the site, run as its own process, as a person runs it."""
+    desk.may_build()
+    # -P: the site's own folder is not searched for modules (a generator/ there is not ours)
+    command = [sys.executable, "-P", "-m", "generator", "build", "--root", str(desk.root)]
+    command += ["--drafts"] * drafts + ["--no-search"] * (not search)
+    try:  # never the desk's own standard streams: on stdio they carry the protocol
+        done = subprocess.run(command, cwd=desk.root, stdin=subprocess.DEVNULL, capture_output=True, text=True,
+                              timeout=BUILD_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise DeskError("build_timeout", f"the build took longer than {BUILD_TIMEOUT} s and was stopped") from None
+    lines = [line for line in done.stderr.splitlines() if line.strip()]
+    return BuildOut(ok=done.returncode == 0, exit_code=done.returncode,
+                    findings=[line for line in lines if _FINDING.match(line)], summary=lines[-1] if lines else "")

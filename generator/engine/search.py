@@ -1,0 +1,222 @@
+"""The search index in a build: the shards of the site's pages (site/search.py), those the memo and the store
+hold as they would be made now kept, the others indexed again, each by a Pagefind process of its own over a
+scratch folder of its pages."""
+
+from __future__ import annotations
+
+import concurrent.futures
+import functools
+import importlib.metadata
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..content.findings import Finding
+from ..content.layout import key_of
+from ..content.models import Page
+from ..output.store import OutputStore
+from ..site.pages import page_output
+from ..site.search import (
+    EXCLUDE,
+    SCRIPTS,
+    SHARDS,
+    Searchable,
+    Shard,
+    plan_shards,
+    published,
+    shard_list,
+    unavailable,
+)
+from .records import SearchRecord, ShardRecord, StoryRecord
+
+
+class SearchUnavailable(Exception):
+    """Pagefind is missing, failed or ran out of time: the site is built without search."""
+
+
+@dataclass
+class Search:
+    """The index made (None if Pagefind could not run, and `notes` say why), and how many shards were indexed."""
+
+    record: SearchRecord | None
+    notes: list[Finding] = field(default_factory=list)
+    made: int = 0
+
+
+def search_plan(records: Iterable[StoryRecord], pages: Iterable[Page], outputs: Mapping[str, str]) -> list[Shard]:
+    """The shards of the site's story pages (known by what the index reads of them) and plain pages."""
+    stories = [Searchable(f"stories/{record.brief.key}/index.html", record.rendered.indexed,
+                          record.brief.published.isoformat(), record.brief.key) for record in records]
+    plain = [Searchable(path, outputs[path]) for path in map(page_output, pages)]
+    return plan_shards(stories, plain)
+
+
+def make_search(plan: list[Shard], last: SearchRecord | None, store: OutputStore, read: Callable[[str], bytes],
+                jobs: int, nice: bool = False) -> Search:
+    """The search outputs, put in `store`: each shard's bundle as the last index had it, if the store holds
+    it, else indexed again from the pages `read` gives."""
+    primary = plan[0].name if plan else ""
+    shards, todo = {}, []
+    for shard in plan:
+        record = _kept(shard, last.shards.get(shard.name) if last else None, shard.name == primary)
+        if record is not None and holds(store, record.files):
+            shards[shard.name] = record
+        else:
+            todo.append(shard)
+    try:
+        bundles = index_shards(todo, read, jobs, nice)
+    except SearchUnavailable as err:
+        return Search(None, [unavailable(err)])
+    for shard in todo:
+        files = {}
+        for path, data in published(shard, bundles[shard.name], shard.name == primary).items():
+            receipt = store.put(path, data)
+            store.receive(receipt)
+            files[path] = receipt.digest
+        shards[shard.name] = ShardRecord(fingerprint(shard), shard.name == primary, files)
+    listing = store.put(SHARDS, shard_list(plan))
+    store.receive(listing)
+    outputs = {path: code for name in sorted(shards) for path, code in shards[name].files.items()}
+    return Search(SearchRecord(shards, {**outputs, SHARDS: listing.digest}), made=len(todo))
+
+
+def holds(store: OutputStore, outputs: Mapping[str, str]) -> bool:
+    return all(store.holds(path, code) for path, code in outputs.items())
+
+
+def _kept(shard: Shard, record: ShardRecord | None, primary: bool) -> ShardRecord | None:
+    """The record still good for this shard: made from the same pages, and with the scripts if it is now the
+    primary (a former primary's bundle has them, and only drops them)."""
+    if record is None or record.fingerprint != fingerprint(shard) or (primary and not record.primary):
+        return None
+    if primary == record.primary:
+        return record
+    files = {path: code for path, code in record.files.items() if not path[len(shard.folder):].startswith(SCRIPTS)}
+    return ShardRecord(record.fingerprint, False, files)
+
+
+def fingerprint(shard: Shard) -> str:
+    """What a shard's bundle is made from: its pages as the indexer reads them, and the indexer."""
+    return key_of(_indexer(), shard.made_from)
+
+
+SCRATCH_PREFIX = "ledgerpress-search-"  # then the process id: a folder left by a killed run is found and removed
+LEFTOVER_AGE_S = 3600                   # a scratch folder without a process id (an older ledgerpress) is removed after
+TIMEOUT_S, PAGES_PER_S = 60.0, 10       # how long Pagefind may take on a shard: a minute, and a second per 10 pages
+# Pagefind names some of its files after each page's <html lang>: only a language tag may pass, never a path.
+_LANG = re.compile(rb"<html\b[^>]*?\blang\s*=\s*([\"']?)([^\"'>]*)\1", re.IGNORECASE)
+_TAG = re.compile(rb"[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*")
+
+
+def index_shards(shards: list[Shard], read: Callable[[str], bytes], jobs: int,
+                 nice: bool = False) -> dict[str, dict[str, bytes]]:
+    """Each shard's bundle ({file name: bytes}), by shard name, `jobs` Pagefind processes at a time (`nice`:
+    at the lowest CPU priority, for a caller that must stay responsive)."""
+    if not shards:
+        return {}
+    binary = _binary()
+    clear_leftovers(tempfile.gettempdir())
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        bundles = pool.map(lambda shard: _index(shard, read, binary, nice), shards)
+        return {shard.name: bundle for shard, bundle in zip(shards, bundles)}
+
+
+def _index(shard: Shard, read: Callable[[str], bytes], binary: str, nice: bool) -> dict[str, bytes]:
+    with tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-") as scratch:
+        site, out = Path(scratch, "site"), Path(scratch, "bundle")
+        for page in shard.pages:
+            data = read(page.path)
+            _language(page.path, data)
+            target = site / page.path
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        command = [binary, "--site", str(site), "--output-path", str(out), "--silent",
+                   *(arg for selector in EXCLUDE for arg in ("--exclude-selectors", selector))]
+        _run(command, timeout=TIMEOUT_S + len(shard.pages) / PAGES_PER_S, nice=nice)
+        return {path.relative_to(out).as_posix(): path.read_bytes() for path in sorted(out.rglob("*"))
+                if path.is_file()}
+
+
+def _language(path: str, page: bytes) -> None:
+    """Refuse a page whose <html lang> is not a language tag: Pagefind would write files named after it
+    (`../../x` included) outside its folder."""
+    found = _LANG.search(page[:4096])
+    if found and found[2] and not _TAG.fullmatch(found[2]):
+        shown = found[2][:40].decode("utf-8", "replace")
+        raise SearchUnavailable(f'{path} has <html lang="{shown}">, which is not a language tag')
+
+
+def clear_leftovers(folder: str) -> None:
+    """Remove the scratch folders that runs which are gone left behind (killed before they could): ours, in
+    `folder`, named after a process that no longer runs (or, without a process id, older than an hour)."""
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        if not entry.name.startswith(SCRATCH_PREFIX):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        if not entry.is_dir(follow_symlinks=False) or info.st_uid != os.getuid():
+            continue
+        owner = entry.name[len(SCRATCH_PREFIX):].split("-")[0]
+        gone = not _running(int(owner)) if owner.isdigit() else time.time() - info.st_mtime > LEFTOVER_AGE_S
+        if gone:
+            shutil.rmtree(entry.path, ignore_errors=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (PermissionError, OverflowError):
+        return True
+    return True
+
+
+def _run(command: list[str], timeout: float, nice: bool) -> None:
+    try:
+        with subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                              start_new_session=True) as process:
+            if nice:
+                os.setpriority(os.PRIO_PROCESS, process.pid, 19)
+            try:
+                output, _ = process.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                raise SearchUnavailable(f"Pagefind took more than {timeout:.1f} s") from None
+    except OSError as err:
+        raise SearchUnavailable(f"Pagefind could not start: {err}") from None
+    if process.returncode:
+        message = output.decode("utf-8", "replace").strip().splitlines()
+        raise SearchUnavailable(f"Pagefind failed: {message[-1] if message else f'exit {process.returncode}'}")
+
+
+def _binary() -> str:
+    try:  # optional: without it the build goes on without search
+        from pagefind.service import get_executable
+    except ImportError as err:
+        raise SearchUnavailable(f"{err}; install it with: pip install 'pagefind[extended]'") from None
+    found = get_executable()
+    if found is None:
+        raise SearchUnavailable("the Pagefind binary is missing; install it with: pip install 'pagefind[extended]'")
+    return str(found)
+
+
+@functools.cache
+def _indexer() -> str:
+    """Which Pagefind makes the indexes (its binary and version): another one makes every shard again."""
+    try:
+        return f"{_binary()}\0{importlib.metadata.version('pagefind')}"
+    except (SearchUnavailable, importlib.metadata.PackageNotFoundError):
+        return ""

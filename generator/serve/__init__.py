@@ -1,0 +1,216 @@
+"""Preview: build in memory, serve it on loopback, rebuild on every save and reload open pages; never writes public/."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import sys
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from watchfiles import DefaultFilter, watch
+
+from .. import __version__
+from ..content.findings import Finding
+from ..content.layout import key_of
+from ..engine.build import Options, build_site
+from ..engine.memo import Memo
+from ..engine.pool import default_jobs
+from ..engine.records import SearchRecord
+from ..engine.search import make_search, search_plan
+from ..engine.state import State, code_digest, content_digests, options_key, scan
+from ..output.store import MemoryStore
+from ..site.search import BUNDLE
+from .http import PreviewServer
+from .live import Live, Snapshot, overlay, reload_script, scheduled_banner
+
+SEARCH = BUNDLE + "/"
+DEBOUNCE_MS, STEP_MS, IDLE_MS = 50, 20, 200
+
+
+def _interrupt(signum, frame) -> None:
+    """Ctrl-C stops the preview, which then abandons its build; a forked build worker that inherited this
+    handler leaves Ctrl-C to the preview instead of printing a traceback of its own."""
+    if os.getpid() == _PREVIEW_PID:
+        raise KeyboardInterrupt
+
+
+_PREVIEW_PID = os.getpid()
+
+
+@dataclass
+class Rebuilt:
+    """One finished build, for the terminal: what triggered it, what it changed, what it found."""
+
+    snapshot: Snapshot
+    sources: list[str]
+    changed: list[str]
+    ok: bool
+    seconds: float
+    error: BaseException | None = None
+
+
+class Preview:
+    """Bind on construction (so the URL is known), then build, serve and watch on threads until close()."""
+
+    def __init__(self, root: Path, host: str = "127.0.0.1", port: int = 8000, drafts: bool = False,
+                 on_build: Callable[[Rebuilt], None] | None = None) -> None:
+        self.root, self.drafts, self.on_build = root, drafts, on_build or (lambda rebuilt: None)
+        self.live = Live()
+        self.server = PreviewServer(host, port, self.live)
+        shown = f"[{host}]" if ":" in host else host
+        self.url = f"http://{shown}:{self.server.server_address[1]}"
+        self._stop = threading.Event()
+        self._indexing = threading.Lock()  # one Pagefind run at a time
+        self.store = MemoryStore()          # the last good build's files
+        self._memo: Memo | None = None      # and what it learned, so that a save rebuilds only what it changed
+        self._search_store = MemoryStore()  # the search index, made after each build's reload (see _index)
+        self._search: SearchRecord | None = None
+        self._state: State | None = None    # and the inputs it read
+        self._threads: list[threading.Thread] = []
+
+    def start(self) -> None:
+        """Serve at once (a 'Building…' page until the first build is in), and watch; the watcher builds first."""
+        ready = threading.Event()
+        for target, args in ((self.server.serve_forever, (0.2,)), (self._watch, (ready,))):
+            thread = threading.Thread(target=target, args=args, name=f"ledgerpress-{target.__name__}", daemon=True)
+            thread.start()
+            self._threads.append(thread)
+        ready.wait(10)
+
+    def run(self) -> None:
+        """start(), then wait for Ctrl-C; always close the watcher and the server."""
+        global _PREVIEW_PID
+        _PREVIEW_PID = os.getpid()
+        # SIGINT only: the build's process pool stops its workers with SIGTERM, which must keep its default.
+        handle = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) not in (
+            signal.SIG_IGN, None)  # an ignored Ctrl-C (nohup, `&` in a script) stays ignored
+        previous = signal.signal(signal.SIGINT, _interrupt) if handle else None
+        try:
+            self.start()
+            while not self._stop.wait(0.25):  # timed: the kernel may hand Ctrl-C to another thread, and Python
+                pass                          # runs the handler only when the main thread next wakes
+        except KeyboardInterrupt:
+            pass
+        finally:
+            self.close()
+            if previous is not None:
+                signal.signal(signal.SIGINT, previous)
+
+    def close(self) -> None:
+        self._stop.set()
+        self.live.close()
+        if self._threads:  # shutdown() waits for serve_forever(), so only once it has run
+            self.server.shutdown()
+        self.server.server_close()
+        for thread in self._threads:
+            thread.join(timeout=1)  # a build in flight is abandoned: it is a daemon thread
+
+    def wait_for(self, version: int, timeout: float = 30) -> Snapshot:
+        """Block until a snapshot at least this new is live (tests and benchmarks)."""
+        deadline = time.monotonic() + timeout
+        snapshot = self.live.snapshot
+        while snapshot.version < version and time.monotonic() < deadline:
+            snapshot = self.live.wait(snapshot.version, deadline - time.monotonic()) or snapshot
+        return snapshot
+
+    def watched(self) -> list[Path]:
+        """content/ (site.toml, manifests, stories, pages) and the site's own templates/, if it has one."""
+        found = [path for path in (self.root / "content", self.root / "templates") if path.is_dir()]
+        return found or [self.root]
+
+    def _watch(self, ready: threading.Event) -> None:
+        """Build once the watcher is live (so no save is missed), then once per batch of changes."""
+        first = True
+        for changes in watch(*self.watched(), watch_filter=DefaultFilter(), debounce=DEBOUNCE_MS, step=STEP_MS,
+                             rust_timeout=IDLE_MS, yield_on_timeout=True, stop_event=self._stop,
+                             raise_interrupt=False):
+            if first or changes:
+                ready.set()
+                self.rebuild(sorted(self._shown(path) for _, path in changes))
+                first = False
+
+    def _shown(self, path: str) -> str:
+        try:
+            return Path(path).resolve().relative_to(self.root.resolve()).as_posix()
+        except ValueError:
+            return path
+
+    def rebuild(self, sources: list[str]) -> Rebuilt:
+        """Build in memory; swap the files in (or keep the last good ones), and only then wake the pages."""
+        started = time.perf_counter()
+        error = None
+        scheduled: dict[str, bytes] = {}
+        try:
+            files, findings, searchable, scheduled = self._build()
+        except Exception as err:  # a bug in the generator must not take the preview down with it
+            error = err
+            crash = Finding("ledgerpress", 1, 1, "INTERNAL", f"the build crashed: {type(err).__name__}: {err}")
+            findings, files, searchable = (crash,), None, None
+        old = self.live.snapshot
+        if files is not None:  # the last search index serves until the new one is ready (see _index)
+            files = {**{p: d for p, d in (old.files or {}).items() if p.startswith(SEARCH)}, **files}
+        good = files if files is not None else old.files
+        before = old.files or {}
+        changed = sorted(path for path, data in (good or {}).items()
+                         if before.get(path) is not data and before.get(path) != data)
+        changed += sorted(set(old.files or ()) - set(good or ()))
+        snapshot = old
+        if old.version == 0 or changed or findings != old.findings or (files is not None and scheduled != old.scheduled):
+            errors = [finding for finding in findings if finding.severity == "error"]
+            tail = (overlay(errors) + reload_script(old.version + 1)).encode("utf-8")
+            snapshot = Snapshot(old.version + 1, good, findings, time.perf_counter() - started, tail,
+                                scheduled if files is not None else old.scheduled)
+            self.live.swap(snapshot)
+        rebuilt = Rebuilt(snapshot, sources, changed, files is not None, time.perf_counter() - started, error)
+        self.on_build(rebuilt)
+        if searchable is not None:  # off the watcher thread: the next save must not wait for the index of this one
+            threading.Thread(target=self._index, args=(snapshot, searchable), name="search-index", daemon=True).start()
+        return rebuilt
+
+    def _build(self) -> tuple[dict[str, bytes] | None, tuple[Finding, ...], tuple | None, dict[str, bytes]]:
+        """One build into the store in memory, from the last good build's memo: its files if it succeeded, what
+        its search index is made from, and the banner of each scheduled story's page (the preview shows them,
+        the build does not)."""
+        key = options_key(__version__, drafts=self.drafts, base_url=self.url, out="serve")
+        scanned, inputs = scan(self.root, self._state)
+        digests = content_digests(self.root, inputs)
+        memo_key = key_of(code_digest(inputs), digests.get("content/site.toml", ""), key)
+        memo = self._memo if self._memo is not None and self._memo.key == memo_key else None
+        result = build_site(self.root, self.store, Options(self.drafts, self.url, search=False, scheduled=True), memo,
+                            digests, memo_key=(memo_key, key))
+        if not result.ok:
+            self.store.abort()
+            return None, tuple(result.findings), None, {}
+        self.store.commit(result.outputs)
+        self._memo, self._state = result.memo, State(key, scanned, inputs)
+        banners = {url_path.lstrip("/") + "index.html": scheduled_banner(when) for _, url_path, when in result.scheduled}
+        return self.store.files, tuple(result.findings), result.searchable, banners
+
+    def _index(self, snapshot: Snapshot, searchable: tuple) -> None:
+        """Pagefind indexes again the shards whose pages changed, at the lowest CPU priority, after the reload;
+        its files join the same snapshot version (no second reload) unless a newer build came first."""
+        with self._indexing:
+            if self.live.snapshot is not snapshot:
+                return  # a newer build came first; its own index follows
+            plan = search_plan(*searchable)
+            found = make_search(plan, self._search, self._search_store, snapshot.files.__getitem__, default_jobs(),
+                                nice=True)
+            if found.record is not None:
+                self._search_store.commit(found.record.outputs)
+            else:
+                self._search_store.abort()
+            self._search = found.record
+        self._indexed(snapshot, found.notes, self._search_store.files if found.record else {})
+
+    def _indexed(self, snapshot: Snapshot, notes: list[Finding], files: dict[str, bytes]) -> None:
+        for note in notes:
+            print(f"{note} (warning)", file=sys.stderr)
+        if files:
+            kept = {path: data for path, data in snapshot.files.items() if not path.startswith(SEARCH)}
+            self.live.replace(snapshot, dataclasses.replace(snapshot, files={**kept, **files}))
+

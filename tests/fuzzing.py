@@ -1,0 +1,257 @@
+"""The fuzzing harness's inputs and targets, shared by tests/test_fuzz.py (a brief run in CI) and
+benchmarks/fuzz.py (a long one): front matter, story bodies, manifests, site.toml and templates made by
+hypothesis, some wholly random and some hostile on purpose, each put into a small valid site that is then
+checked and built. Each example runs in a forked child process with bounded memory and time, so a
+traceback, a crash, a hang or a blow-up is reported as what it is instead of taking the run down."""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import shutil
+import signal
+import tempfile
+import time
+import traceback
+from collections.abc import Callable
+from pathlib import Path
+
+import yaml
+from hypothesis import strategies as st
+
+from tests.conftest import MANIFEST_A, SITE_TOML, STORY, STORY_PATH, base_files
+
+MEMORY_BYTES = 1 << 30  # address space an example may add to the process's own
+SECONDS = 10            # wall time an example may take (a small site checks and builds in well under one)
+
+
+class Outcome:
+    """What one example did: "ok", or a traceback, a crash, a timeout, and how long it took."""
+
+    def __init__(self, kind: str, detail: str, seconds: float) -> None:
+        self.kind, self.detail, self.seconds = kind, detail, seconds
+
+    def __repr__(self) -> str:
+        return f"{self.kind} after {self.seconds:.1f} s\n{self.detail}"
+
+
+def isolated(target: Callable[..., None], *args: object) -> Outcome:
+    """Run target(*args) in a forked child with MEMORY_BYTES more address space than now and SECONDS of
+    time (SIGALRM ends it); its traceback, if it raised, comes back through a pipe."""
+    reading, writing = os.pipe()
+    started = time.monotonic()
+    pid = os.fork()
+    if pid == 0:  # the child: never returns
+        os.close(reading)
+        try:
+            pages = int(Path("/proc/self/statm").read_text().split()[0])
+            ceiling = pages * resource.getpagesize() + MEMORY_BYTES
+            resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
+            signal.signal(signal.SIGALRM, signal.SIG_DFL)
+            signal.alarm(SECONDS)
+            target(*args)
+            report = b"ok"
+        except BaseException:
+            report = traceback.format_exc().encode("utf-8", "replace")
+        os.write(writing, report)  # (less than a pipe holds, or the parent reads it meanwhile)
+        os._exit(0)
+    os.close(writing)
+    chunks = []
+    with os.fdopen(reading, "rb") as pipe:
+        while chunk := pipe.read(65536):
+            chunks.append(chunk)
+    _, status = os.waitpid(pid, 0)
+    seconds = time.monotonic() - started
+    text = b"".join(chunks).decode("utf-8", "replace")
+    if os.WIFSIGNALED(status):
+        sign = os.WTERMSIG(status)
+        return Outcome("timeout" if sign == signal.SIGALRM else f"crash (signal {sign})", text, seconds)
+    return Outcome("ok" if text == "ok" else "traceback", text, seconds)
+
+
+def check_and_build(files: dict[str, str | bytes | None]) -> None:
+    """The base site with `files` laid over it, checked and built in memory; every finding printed as the
+    command line prints it (text and JSON), every output encoded. Raises only on a bug."""
+    from generator.engine.build import Options, build_site
+    from generator.engine.check import check_site
+    from generator.output.store import MemoryStore
+
+    root = Path(tempfile.mkdtemp(prefix="fuzz-site-"))
+    try:
+        for relative, text in {**base_files(), **files}.items():
+            path = root / relative
+            if text is None:
+                path.unlink(missing_ok=True)
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
+        for finding in check_site(root, jobs=1).findings:  # what `check` prints, as text and as JSON
+            str(finding).encode("utf-8")
+            json.dumps(finding.as_dict(), ensure_ascii=False).encode("utf-8")
+        store = MemoryStore()
+        result = build_site(root, store, Options(jobs=1, search=False))
+        for finding in result.findings:
+            str(finding).encode("utf-8")
+        if result.ok:
+            store.commit(result.outputs)
+        assert all(isinstance(data, bytes) for data in store.files.values())
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+# --- inputs -------------------------------------------------------------------------------------------
+
+ANY_TEXT = st.text(max_size=60)
+WORDS = st.sampled_from(["council", "budget", "12,500,000", "14%", "$3.6bn", "October 19", "2026-11-21", "the",
+                         "9 to 2", "1.39x", "voted", "*", "_", "`", "[", "]", "<", ">", "&amp;", "\\", "#", "|",
+                         "[cites: 1000000000000000001]", "[cites: x]", "[cites: ]", "\u202e", "\x00", "\ufffe"])
+IDS = st.one_of(st.sampled_from(["1000000000000000001", "1000000000000000002", "2000000000000000011"]),
+                st.text(alphabet="0123456789abcXYZ_-", min_size=0, max_size=70), ANY_TEXT)
+
+YAML_HOSTILE = st.sampled_from([
+    "a: &a [x, x]\nb: &b [*a, *a]\nc: [*b, *b]\n", "x: " + "[" * 200 + "]" * 200 + "\n", "x:\n" + "- " * 500 + "y\n",
+    "x: " + "9" * 5000 + "\n", "x: 2026-13-45\n", "x: 0001-01-01T00:00:00+14:00\n", "x: !!python/object:os.system a\n",
+    "x: !!binary aGk=\n", "x: !!set {a, b}\n", "<<: {title: merged}\n", "? [a, b]\n: c\n", "x: .nan\n", "x: ~\n",
+    "x: \"\\ud800\"\n", "x: \"\\x01\\u2028\\ufffe\"\n", "title: |\n  multi\n  line\n", "'\ufeff': 1\n",
+])
+
+
+def _nested(inner: st.SearchStrategy) -> st.SearchStrategy:
+    return st.lists(inner, max_size=4) | st.dictionaries(ANY_TEXT, inner, max_size=4)
+
+
+def _yaml_values() -> st.SearchStrategy:
+    leaves = st.one_of(ANY_TEXT, st.integers(), st.floats(), st.booleans(), st.none(), st.dates(), st.datetimes())
+    return st.recursive(leaves, _nested, max_leaves=20)
+
+
+@st.composite
+def front_matters(draw) -> str:
+    """A story's front matter: the valid one with fields changed, dropped or added, wholly random YAML, or
+    a hostile snippet, sometimes several of these together."""
+    lines = STORY.split("---\n")[1].splitlines(keepends=True)
+    choice = draw(st.integers(0, 3))
+    if choice == 0:
+        for _ in range(draw(st.integers(1, 4))):
+            at = draw(st.integers(0, len(lines) - 1))
+            value = yaml.safe_dump(draw(_yaml_values()), default_flow_style=True, allow_unicode=True).strip()
+            key = lines[at].split(":")[0] if ":" in lines[at] else draw(ANY_TEXT)
+            lines[at] = f"{key}: {value.replace(chr(10), ' ')}\n"
+        return "".join(lines)
+    if choice == 1:
+        return yaml.safe_dump(draw(_yaml_values()), default_flow_style=draw(st.sampled_from([None, True, False])),
+                              allow_unicode=True)
+    if choice == 2:
+        return "".join(lines) + draw(YAML_HOSTILE)
+    return draw(st.text(max_size=300))
+
+
+# A snippet repeated thousands of times: what finds work that grows faster than the text (a line of 30,000
+# '[cites: ' once took minutes).
+REPEATED = st.tuples(st.sampled_from(["[cites: ", "[", "*a", "_a", "[a](", "<a ", "&#x", "`", "> ", "- ", "1. ", "|",
+                                      "](x ", "x:", "12,", "\\", "<!--", "[^", "![", "~~", "** ", "\t"]),
+                     st.integers(100, 4000)).map(lambda parts: parts[0] * parts[1])
+
+BLOCKS = st.one_of(
+    REPEATED,
+    st.lists(WORDS | ANY_TEXT, min_size=1, max_size=12).map(" ".join),
+    st.tuples(st.sampled_from(["# ", "## ", "### ", "- ", "1. ", "> ", "    ", "| ", "```\n", "<div>", "---\n"]),
+              st.lists(WORDS, max_size=6).map(" ".join)).map("".join),
+    st.tuples(ANY_TEXT, st.sampled_from(["https://e.org/", "javascript:", "JaVaScRiPt:", "&#106;avascript:",
+                                         "data:text/html,", "mailto:", "/rel", "", "ftp://"]), ANY_TEXT)
+    .map(lambda parts: f"[{parts[0]}]({parts[1]}{parts[2]}) [cites: 1000000000000000001]"),
+    st.lists(st.lists(WORDS, min_size=1, max_size=3).map(" | ".join), min_size=1, max_size=4)
+    .map(lambda rows: "| a | b |\n|---|---|\n" + "\n".join(f"| {row} |" for row in rows)),
+    st.text(max_size=200),
+)
+
+
+@st.composite
+def bodies(draw) -> str:
+    return "\n\n".join(draw(st.lists(BLOCKS, max_size=10)))
+
+
+def _json_values() -> st.SearchStrategy:
+    leaves = st.one_of(ANY_TEXT, st.integers(), st.floats(allow_nan=False), st.booleans(), st.none())
+    return st.recursive(leaves, _nested, max_leaves=20)
+
+
+@st.composite
+def manifests(draw) -> str:
+    """A manifest file: the valid one with values replaced, random JSON, or JSON text cut or spliced."""
+    data = json.loads(MANIFEST_A)
+    choice = draw(st.integers(0, 3))
+    if choice == 0:
+        for _ in range(draw(st.integers(1, 3))):
+            path = draw(st.sampled_from([("title",), ("source", "url"), ("source", "name"), ("published",), ("brief",),
+                                         ("claims", 0, "text"), ("claims", 1, "id"), ("id",), ("extra",)]))
+            target = data
+            for part in path[:-1]:
+                target = target[part]
+            target[path[-1]] = draw(_json_values() | ANY_TEXT | IDS)
+        return json.dumps(data, ensure_ascii=draw(st.booleans()))
+    if choice == 1:
+        return json.dumps(draw(_json_values()))
+    text = MANIFEST_A
+    at = draw(st.integers(0, len(text)))
+    return text[:at] + (draw(st.text(max_size=40)) if choice == 2 else "")
+
+
+TOML_VALUES = st.one_of(
+    ANY_TEXT.map(lambda text: json.dumps(text)), st.integers(-10**30, 10**30).map(str),
+    st.sampled_from(["nan", "inf", "-inf", "true", "[]", "{}", "[1, [2, [3]]]", '"../../x"', '"' + "a" * 3000 + '"',
+                     '"https://e.org/$(reboot)/{id}"', '"https://e.org/{id}"', '"X-A: b"', '"/../x"', "1979-05-27"]))
+
+
+@st.composite
+def site_tomls(draw) -> str:
+    """site.toml: the valid one with values replaced and sections added, or random text."""
+    lines = SITE_TOML.splitlines()
+    if draw(st.integers(0, 4)) == 0:
+        return draw(st.text(max_size=300))
+    for _ in range(draw(st.integers(1, 4))):
+        at = draw(st.integers(0, len(lines) - 1))
+        if " = " in lines[at]:
+            lines[at] = lines[at].split(" = ")[0] + " = " + draw(TOML_VALUES)
+    extra = draw(st.sampled_from(["", "[verify]\nendpoint = {v}\n", "[verify]\nendpoint = \"https://e.org/{{id}}\"\n"
+                                  "header = {v}\n", "[checks]\nLP010 = {v}\n", "[checks]\n{v} = \"off\"\n"]))
+    return "\n".join(lines) + "\n" + extra.replace("{v}", draw(TOML_VALUES))
+
+
+TEMPLATE_PARTS = st.sampled_from([
+    "{{ story.title }}", "{{ story.title | md_text }}", "{{ story.description | yaml }}", "{{ story | tojson_pretty }}",
+    "{% for row in story.ledger %}{{ row.title }}|{{ row.source_url | uri }}{% endfor %}", "{{ story.nope }}",
+    "{{ 1/0 }}", "{% include 'story.md' %}", "{% extends 'base.html' %}", "{{ range(10**9) | list | length }}",
+    "{% macro m() %}{{ m() }}{% endmacro %}{{ m() }}", "{{ story.title[1000] }}", "{{ x.y.z }}", "{% if %}",
+    "{{ story.title * 3 }}", "{{ 'x' * 10**10 }}", "{{ story.ledger | map(attribute='nope') | list }}",
+    "{% for x in story %}{{ x }}{% endfor %}", "{{ story.published | human_time }}", "{{ '%s' % story }}", "{{",
+    "{% raw %}", "{{ site.url(story) }}", "{{ story.verify.command | md_fence('sh') }}", "\n", "text",
+])
+
+
+@st.composite
+def templates(draw) -> dict[str, str]:
+    """One of the story templates (or the 404 page) replaced by a random arrangement of template parts."""
+    name = draw(st.sampled_from(["story.md", "story.html", "story.json", "404.html", "feed.xml"]))
+    return {f"templates/{name}": "".join(draw(st.lists(TEMPLATE_PARTS | ANY_TEXT, max_size=8)))}
+
+
+def story_with(front: str | None = None, body: str | None = None) -> str:
+    _, base_front, base_body = STORY.split("---\n", 2)
+    return f"---\n{base_front if front is None else front}---\n{base_body if body is None else body}"
+
+
+INPUTS: dict[str, st.SearchStrategy] = {
+    "front matter": front_matters().map(lambda front: {STORY_PATH: story_with(front=front)}),
+    "body": bodies().map(lambda body: {STORY_PATH: story_with(body=body)}),
+    "manifest": manifests().map(lambda text: {"content/manifests/1000000000000000002.json": text}),
+    "site.toml": site_tomls().map(lambda text: {"content/site.toml": text}),
+    "page": st.tuples(front_matters(), bodies()).map(
+        lambda parts: {"content/pages/terms/reuse.md": f"---\n{parts[0]}---\n{parts[1]}"}),
+    "template": templates(),
+    "another story": st.tuples(st.sampled_from(["2026-11-21", "2026-11-22", "2026-02-30", "x", "0001-01-01"]),
+                               st.text(alphabet="abcdefgh-0123456789.", min_size=1, max_size=20), front_matters(),
+                               bodies()).map(
+        lambda parts: {f"content/stories/{parts[0]}/{parts[1]}.md": f"---\n{parts[2]}---\n{parts[3]}"}),
+}

@@ -1,0 +1,271 @@
+"""The agent desk as an agent meets it: `ledgerpress mcp --allow-write` started as a subprocess, spoken to over
+stdio with the MCP SDK's own client. Findings are those `ledgerpress check` gives; writes stay drafts, in
+content/stories/, behind a content-hash precondition; every refusal is structured; every call is logged."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from generator.engine.check import check_site
+from tests.commands import ledgerpress
+from tests.conftest import MANIFEST_A, SITE_TOML, STORY, STORY_PATH, base_files, write_tree
+from tests.desk_agent import Agent, stdio_agent
+
+MISTAKES_PATH = "content/stories/2026-11-22/the-busway-budget-passed-9-to-2.md"
+# Three mistakes: a figure no claim states, a mistyped manifest id, a paragraph that cites nothing.
+MISTAKES = """\
+---
+title: "The busway budget passed 9 to 2"
+description: "Two council members voted against the Quay Street busway budget."
+published: 2026-11-22T08:00:00Z
+newsroom: city
+beat: policy
+trust: reported
+ledger:
+  - manifest: "1000000000000000001"
+    claims: ["2000000000000000011", "2000000000000000012"]
+  - manifest: "1000000000000000002"
+    claims: ["2000000000000000021"]
+---
+
+## The budget
+
+The council approved a busway budget of 12,600,000 dollars. [cites: 1000000000000000001]
+
+The vote was 9 to 2. [cites: 100000000000000001]
+
+Ridership on Quay Street buses rose 14% in a year.
+
+Riders on Quay Street buses rose 14% in a year, the agency said. [cites: 1000000000000000002]
+"""
+EXPECTED = [  # (line, column, code, did you mean)
+    (17, 41, "LP031", None),
+    (19, 22, "LP020", "1000000000000000001"),
+    (21, 1, "LP030", None),
+]
+FIXED = (MISTAKES.replace("12,600,000", "12,500,000")
+         .replace("[cites: 100000000000000001]", "[cites: 1000000000000000001]")
+         .replace("in a year.\n", "in a year. [cites: 1000000000000000002]\n"))
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_tree(tmp_path_factory.mktemp("desk") / "site", base_files())
+
+
+@pytest.fixture(scope="module")
+def agent(site: Path) -> Iterator[Agent]:
+    with stdio_agent(site, "--allow-write") as connected:
+        yield connected
+
+
+def _stories(site: Path) -> dict[str, bytes]:
+    return {path.relative_to(site).as_posix(): path.read_bytes() for path in sorted(site.rglob("*")) if path.is_file()
+            and not path.relative_to(site).as_posix().startswith(".ledgerpress-cache/")}
+
+
+def test_the_tools_are_listed_each_with_its_input_and_output_schema(agent: Agent):
+    tools = {tool.name: tool for tool in agent.tools()}
+    assert sorted(tools) == ["build", "check_story", "draft_story", "explain_rule", "get_manifest", "list_manifests",
+                             "preview_url", "read_story", "update_story"]
+    for tool in tools.values():
+        assert tool.input_schema["type"] == "object" and tool.output_schema["type"] == "object", tool.name
+        assert tool.description
+    assert tools["check_story"].input_schema["required"] == ["text"]
+    assert tools["update_story"].input_schema["required"] == ["path", "text", "expected_hash"]
+    assert tools["list_manifests"].input_schema["properties"]["limit"]["maximum"] == 100
+    assert tools["check_story"].annotations.read_only_hint and not tools["update_story"].annotations.read_only_hint
+
+
+def test_check_story_gives_exactly_the_findings_check_gives_and_writes_nothing(agent: Agent, site: Path,
+                                                                              tmp_path: Path):
+    before = _stories(site)
+    checked = agent.call("check_story", text=MISTAKES, path=MISTAKES_PATH)
+    assert [(f["line"], f["column"], f["code"], f["did_you_mean"]) for f in checked["findings"]] == EXPECTED
+    assert (checked["errors"], checked["warnings"], checked["clean"], checked["draft"]) == (3, 0, False, False)
+    assert checked["content_hash"] == hashlib.sha256(MISTAKES.encode()).hexdigest()[:32]
+    assert _stories(site) == before
+    saved = write_tree(tmp_path / "saved", {**base_files(), MISTAKES_PATH: MISTAKES})
+    cli = ledgerpress("check", "--format", "json", "--root", str(saved), cwd=tmp_path)
+    assert cli.returncode == 1, cli.stderr
+    assert _as_check_prints(checked["findings"]) == json.loads(cli.stdout)
+    assert [f["text"] for f in checked["findings"]] == [f"{MISTAKES_PATH}:{f['line']}:{f['column']}: {f['code']} "
+                                                        f"{f['message']}" for f in checked["findings"]]
+    assert agent.call("check_story", text=FIXED, path=MISTAKES_PATH)["clean"]
+
+
+def _as_check_prints(findings: list[dict]) -> list[dict]:
+    return [{"path": f["path"], "line": f["line"], "col": f["column"], "code": f["code"], "severity": f["severity"],
+             "message": f["message"]} for f in findings]
+
+
+def test_the_desk_checks_again_what_changed_and_still_finds_what_check_finds(tmp_path: Path):
+    """Between checks another story, a manifest and site.toml change and files go: each answer is that of a
+    check from scratch (`check_site` as `ledgerpress check` runs it) of the site with the text saved."""
+    files = base_files()
+    site = write_tree(tmp_path / "site", files)
+    edits = [{},
+             {STORY_PATH: STORY.replace("12,500,000 dollars on", "12,600,000 dollars on")},  # another story
+             {"content/manifests/1000000000000000001.json": MANIFEST_A.replace("12,500,000", "12,600,000")},
+             {"content/site.toml": SITE_TOML + '\n[checks]\nLP030 = "warning"\n'},
+             {STORY_PATH: None, "content/manifests/1000000000000000002.json": None}]
+    seen = []
+    with stdio_agent(site) as desk:
+        for step, edit in enumerate(edits):
+            write_tree(site, edit)
+            files.update(edit)
+            saved = write_tree(tmp_path / f"saved-{step}", {**files, MISTAKES_PATH: MISTAKES})
+            expected = [f.as_dict() for f in check_site(saved, drafts=False).findings if f.path == MISTAKES_PATH]
+            found = desk.call("check_story", text=MISTAKES, path=MISTAKES_PATH)["findings"]
+            assert _as_check_prints(found) == expected, step
+            seen.append([(f["code"], f["severity"]) for f in found])
+    assert len({tuple(codes) for codes in seen}) == 4, seen  # the manifest, site.toml and deletions changed them
+
+
+def test_check_story_places_the_text_where_its_front_matter_says(agent: Agent):
+    assert agent.call("check_story", text=FIXED)["path"] == MISTAKES_PATH
+    drafted = agent.call("check_story", text=MISTAKES.replace("trust: reported", "trust: reported\ndraft: true"))
+    assert drafted["draft"] and {f["severity"] for f in drafted["findings"]} == {"warning"}
+    assert agent.call("check_story", text=drafted.get("text", MISTAKES), drafts=True)["checked_as"] == "build --drafts"
+    assert agent.call("check_story", text="no front matter")["error"]["code"] == "path_needed"
+
+
+def test_draft_then_update_with_a_stale_hash_then_a_fresh_one(agent: Agent, site: Path):
+    drafted = agent.call("draft_story", title="Busway works start in March", newsroom="city", beat="policy",
+                         date="2026-11-23T09:00:00Z")
+    path = "content/stories/2026-11-23/busway-works-start-in-march.md"
+    assert drafted["path"] == path and (site / path).read_text() == drafted["text"]
+    assert "draft: true" in drafted["text"] and "slug: busway-works-start-in-march" in drafted["text"]
+    assert [f["code"] for f in drafted["check"]["findings"]] == ["LP002", "LP004", "LP004", "LP004"]
+    text = drafted["text"].replace('description: ""', 'description: "Works on the busway start in March."')
+    human = drafted["text"] + "\nA note a person added meanwhile. [cites: REPLACE with the manifest id]\n"
+    (site / path).write_text(human)
+    stale = agent.call("update_story", path=path, text=text, expected_hash=drafted["content_hash"])
+    assert stale["error"]["code"] == "stale" and (site / path).read_text() == human
+    fresh = agent.call("read_story", path=path)
+    assert fresh["text"] == human and fresh["draft"]
+    assert fresh["url_path"] == "/stories/2026-11-23/busway-works-start-in-march/"
+    updated = agent.call("update_story", path=path, text=text, expected_hash=fresh["content_hash"])
+    assert (site / path).read_text() == text
+    assert updated["content_hash"] == hashlib.sha256(text.encode()).hexdigest()[:32]
+    assert [f["code"] for f in updated["check"]["findings"]] == ["LP004", "LP004", "LP004"]
+    again = agent.call("update_story", path=path, text=text, expected_hash=fresh["content_hash"])
+    assert again["error"]["code"] == "stale" and again["error"]["current_hash"] == updated["content_hash"]
+
+
+def test_a_file_is_never_replaced_by_a_draft_nor_a_published_story_changed(agent: Agent, site: Path):
+    first = agent.call("draft_story", title="Second reading", newsroom="city", beat="policy", date="2026-11-24")
+    again = agent.call("draft_story", title="Second reading", newsroom="city", beat="policy", date="2026-11-24")
+    assert again["error"]["code"] == "exists" and (site / first["path"]).read_text() == first["text"]
+    published = agent.call("read_story", path=STORY_PATH)
+    assert not published["draft"]
+    refused = agent.call("update_story", path=STORY_PATH, text=published["text"].replace("trust: confirmed",
+                         "trust: confirmed\ndraft: true"), expected_hash=published["content_hash"])
+    assert refused["error"]["code"] == "published" and (site / STORY_PATH).read_text() == published["text"]
+    undrafted = first["text"].replace("draft: true", "draft: false")
+    publishing = agent.call("update_story", path=first["path"], text=undrafted, expected_hash=first["content_hash"])
+    assert publishing["error"]["code"] == "would_publish" and (site / first["path"]).read_text() == first["text"]
+    bad = agent.call("draft_story", title="Anything", newsroom="nowhere", beat="policy")
+    assert bad["error"] == {"code": "refused", "field": "newsroom",
+                            "message": "`newsroom`: 'nowhere' is not one of city, science (from site.toml)"}
+
+
+@pytest.mark.parametrize("path", [
+    "../site.toml", "/etc/passwd", "content/site.toml", "content/pages/terms/reuse.md",
+    "content/stories/2026-11-21/../../site.toml", "content/stories/2026-11-21/x/../../../site.toml",
+    "content/stories/2026-11-21/Upper.md", "content/stories/2026-11-21/x.txt", "content/stories/x.md",
+    "content/stories/2026-13-01/x.md", "content/stories/2026-11-21\\x.md", "content/stories/elsewhere/x.md",
+])
+def test_paths_outside_stories_are_refused(agent: Agent, site: Path, path: str):
+    before = _stories(site)
+    update = {"text": "---\ndraft: true\n---\n", "expected_hash": "x"}
+    for tool, arguments in (("read_story", {}), ("update_story", update), ("check_story", {"text": MISTAKES}),
+                            ("preview_url", {})):
+        refused = agent.call(tool, path=path, **arguments)["error"]
+        assert refused["code"] == "bad_path" and "content/stories/<YYYY-MM-DD>/<slug>.md" in refused["message"]
+    assert _stories(site) == before
+
+
+def test_symbolic_links_out_of_stories_are_refused(agent: Agent, site: Path, tmp_path: Path):
+    outside = write_tree(tmp_path / "outside", {"x.md": "---\ndraft: true\n---\n"})
+    os.symlink(outside, site / "content/stories/2026-12-01")
+    os.symlink(outside / "x.md", site / "content/stories/2026-11-21/linked.md")
+    try:
+        for path in ("content/stories/2026-12-01/x.md", "content/stories/2026-11-21/linked.md"):
+            text = "---\ndraft: true\n---\nchanged\n"
+            refused = agent.call("update_story", path=path, text=text,
+                                 expected_hash=hashlib.sha256(b"---\ndraft: true\n---\n").hexdigest()[:32])
+            assert refused["error"]["code"] == "bad_path" and "symbolic link" in refused["error"]["message"]
+        made = agent.call("draft_story", title="Out", newsroom="city", beat="policy", date="2026-12-01")
+        assert made["error"]["code"] == "bad_path" and os.listdir(outside) == ["x.md"]
+        assert (outside / "x.md").read_text() == "---\ndraft: true\n---\n"
+    finally:
+        (site / "content/stories/2026-12-01").unlink()
+        (site / "content/stories/2026-11-21/linked.md").unlink()
+
+
+def test_refusals_are_structured_never_tracebacks(agent: Agent):
+    assert agent.call("no_such_tool")["error"]["code"] == "unknown_tool"
+    wrong = agent.call("list_manifests", limit=500, text=7)["error"]
+    assert wrong["code"] == "invalid_arguments"
+    assert {problem["field"] for problem in wrong["problems"]} == {"limit", "text"}
+    assert agent.call("check_story")["error"]["problems"] == [{"field": "text", "problem": "Field required"}]
+    missing = agent.call("get_manifest", id="100000000000000002")["error"]
+    assert missing["code"] == "unknown_manifest" and missing["did_you_mean"] == "1000000000000000002"
+    assert agent.call("explain_rule", code="LP2O")["error"]["code"] == "unknown_rule"
+    assert agent.call("list_manifests", published_after="last week")["error"]["code"] == "bad_date"
+    assert agent.call("check_story", text="x" * 1_000_001)["error"]["code"] == "too_large"
+    assert agent.call("build")["error"]["code"] == "build_not_allowed"
+
+
+def test_manifests_found_by_text_newsroom_and_date_and_paged(agent: Agent):
+    page = agent.call("list_manifests", limit=1)
+    assert [m["id"] for m in page["manifests"]] == ["1000000000000000001"] and page["total"] == 2
+    rest = agent.call("list_manifests", limit=1, cursor=page["next_cursor"])
+    assert [m["id"] for m in rest["manifests"]] == ["1000000000000000002"] and rest["next_cursor"] is None
+    found = agent.call("list_manifests", text="QUAY ridership")["manifests"]
+    assert [m["id"] for m in found] == ["1000000000000000002"]
+    assert agent.call("list_manifests", newsroom="science")["total"] == 0
+    assert agent.call("list_manifests", newsroom="city")["total"] == 2
+    assert agent.call("list_manifests", published_before="2026-11-19")["total"] == 1
+    assert agent.call("list_manifests", published_after="2026-11-20T09:00:00Z")["total"] == 1
+    manifest = agent.call("get_manifest", id="1000000000000000001")
+    assert [claim["id"] for claim in manifest["claims"]] == ["2000000000000000011", "2000000000000000012"]
+    assert [(s["path"], s["claims"]) for s in manifest["cited_by"]] == [
+        (STORY_PATH, ["2000000000000000011", "2000000000000000012"])]
+    assert manifest["cite_until"] == "2026-12-20T09:00:00Z" and manifest["retracted"] is None
+
+
+def test_rules_and_the_format_can_be_read(agent: Agent):
+    rule = agent.call("explain_rule", code="lp020")
+    assert rule["code"] == "LP020" and rule["severity"] == "error" and "did you mean" in rule["fails"]["findings"][0]
+    assert rule["fails"]["changes"] == [{"path": "content/stories/2026-11-21/council-funds-the-quay-street-busway.md",
+                                         "before": "[cites: ridership]", "after": "[cites: ridershp]"}]
+    uris = {resource.uri for resource in agent.resources()}
+    assert {"ledgerpress://site", "ledgerpress://rules", "ledgerpress://docs/stories.md",
+            "ledgerpress://docs/agents.md"} <= uris
+    facts = json.loads(agent.read("ledgerpress://site"))
+    assert facts["newsrooms"] == {"city": "City", "science": "Science"} and facts["write"] and not facts["build"]
+    assert "LP031" in {rule["code"] for rule in json.loads(agent.read("ledgerpress://rules"))}
+    assert agent.read("ledgerpress://rules/LP030").startswith("LP030  ")
+    assert agent.read("ledgerpress://docs/stories.md").startswith("# ")
+
+
+def test_every_call_is_logged_with_its_arguments_digest(agent: Agent, site: Path):
+    log = site / ".ledgerpress-cache/desk.log"
+    before = len(log.read_text().splitlines())
+    agent.call("check_story", text=FIXED, path=MISTAKES_PATH)
+    agent.call("no_such_tool", secret="words")
+    lines = [json.loads(line) for line in log.read_text().splitlines()[before:]]
+    canonical = json.dumps({"text": FIXED, "path": MISTAKES_PATH}, sort_keys=True, separators=(",", ":"),
+                           ensure_ascii=False)
+    assert [(line["tool"], line["outcome"], line["transport"]) for line in lines] == [
+        ("check_story", "ok", "stdio"), ("no_such_tool", "refused:unknown_tool", "stdio")]
+    assert lines[0]["arguments"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
+    assert "words" not in log.read_text() and "Quay" not in log.read_text()

@@ -1,0 +1,72 @@
+"""The desk started without --allow-write writes nothing; with --allow-build it builds as `ledgerpress build`
+does; and it finds a story's page in the `ledgerpress serve` preview running beside it."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.commands import LEDGERPRESS
+from tests.conftest import STORY_PATH, base_files, write_tree
+from tests.desk_agent import Agent, stdio_agent
+from tests.test_desk import FIXED, MISTAKES_PATH
+
+WAIT = 30  # seconds: a bound, never a sleep
+
+
+def _files(site: Path) -> dict[str, bytes]:
+    return {path.relative_to(site).as_posix(): path.read_bytes() for path in sorted((site / "content").rglob("*"))
+            if path.is_file()}
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    draft = FIXED.replace("trust: reported", "trust: reported\ndraft: true")
+    return write_tree(tmp_path_factory.mktemp("desk-preview") / "site", {**base_files(), MISTAKES_PATH: draft})
+
+
+@pytest.fixture(scope="module")
+def agent(site: Path) -> Iterator[Agent]:
+    with stdio_agent(site, "--allow-build") as connected:
+        yield connected
+
+
+def test_a_read_only_desk_writes_nothing_and_builds_when_allowed(agent: Agent, site: Path):
+    before = _files(site)
+    drafted = agent.call("draft_story", title="Anything", newsroom="city", beat="policy")
+    assert drafted["error"]["code"] == "read_only" and "--allow-write" in drafted["error"]["message"]
+    read = agent.call("read_story", path=MISTAKES_PATH)
+    updated = agent.call("update_story", path=MISTAKES_PATH, text=read["text"], expected_hash=read["content_hash"])
+    assert updated["error"]["code"] == "read_only"
+    assert agent.call("check_story", text=read["text"], path=MISTAKES_PATH)["clean"]
+    built = agent.call("build", drafts=True, search=False)
+    assert built["ok"] and built["exit_code"] == 0 and built["findings"] == [], built
+    assert built["summary"].startswith("built ") and f"files in {site / 'public'} (" in built["summary"], built
+    assert (site / "public" / STORY_PATH.removeprefix("content/").removesuffix(".md") / "index.html").is_file()
+    assert (site / "public/stories/2026-11-22/the-busway-budget-passed-9-to-2/index.html").is_file()
+    assert _files(site) == before
+
+
+def test_preview_url_finds_the_running_preview_and_forgets_it_when_it_stops(agent: Agent, site: Path):
+    assert agent.call("preview_url", path=STORY_PATH)["running"] is False
+    serve = subprocess.Popen([str(LEDGERPRESS), "serve", "--port", "0", "--root", str(site)],
+                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + WAIT
+        while not (found := agent.call("preview_url", path=STORY_PATH))["served"] and time.monotonic() < deadline:
+            assert serve.poll() is None, serve.stderr.read()
+            time.sleep(0.2)
+        assert found["running"] and found["served"] and found["drafts"] is False
+        assert found["story_url"] == f"{found['url']}stories/2026-11-21/council-funds-the-quay-street-busway/"
+        draft = agent.call("preview_url", path=MISTAKES_PATH)  # serve leaves drafts out without --drafts
+        assert draft["running"] and draft["served"] is False and "--drafts" in draft["note"]
+    finally:
+        serve.send_signal(signal.SIGINT)
+        serve.communicate(timeout=WAIT)
+    assert not (site / ".ledgerpress-cache/serve.json").exists()
+    assert agent.call("preview_url", path=STORY_PATH)["running"] is False

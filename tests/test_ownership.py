@@ -1,0 +1,285 @@
+"""The build engine's guarantees, as a user meets them from the command line: the output folder is its own
+(a foreign folder, the site root, its parent, a home folder or / is refused and nothing in it deleted),
+`public/` always equals the last finished build (a file edited or deleted there is repaired; a story edited
+and undone around a build, or an older .ledgerpress-cache restored, never leaves stale pages), a build
+killed at any moment leaves the old site or the new one and no leftovers, and publish deletes only what an
+earlier publish wrote."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.test_publish import endpoint, live_keys, s3  # noqa: F401  (the moto_server fixtures)
+
+REPO = Path(__file__).resolve().parent.parent
+STORY = "content/stories/2026-11-21/metro-water-asks-to-raise-bills-6-8-citing-the-cost-of-lead-pipes.md"
+STORY_OUT = "stories/2026-11-21/metro-water-asks-to-raise-bills-6-8-citing-the-cost-of-lead-pipes/index.md"
+MANIFEST = "content/manifests/2731437468098035842.json"  # one the story cites
+
+
+def ledgerpress(*args: object, timeout: float = 120, **popen) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "generator", *map(str, args)], cwd=REPO, capture_output=True,
+                          text=True, timeout=timeout, **popen)
+
+
+def build(root: Path, *args: object) -> subprocess.CompletedProcess:
+    return ledgerpress("build", "--root", root, "--no-search", *args)
+
+
+def tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def pending(root: Path) -> list[str]:
+    return sorted(p.name for p in root.glob(".*pending*"))
+
+
+@pytest.fixture
+def demo(tmp_path: Path) -> Path:
+    """A copy of the demo site (14 stories, 133 outputs without search)."""
+    root = tmp_path / "site"
+    shutil.copytree(REPO / "content", root / "content")
+    return root
+
+
+def cold(root: Path, scratch: Path) -> dict[str, bytes]:
+    """The site as it is now, built from scratch elsewhere: what public/ must equal."""
+    copy = scratch / f"cold-{time.monotonic_ns()}"
+    shutil.copytree(root / "content", copy / "content")
+    assert build(copy).returncode == 0
+    return tree(copy / "public")
+
+
+def mark_story(root: Path) -> None:
+    """A word added to a paragraph of the story (its page shows it)."""
+    path = root / STORY
+    head, body = path.read_text().split("\n---\n", 1)
+    at = body.index(" [cites:")
+    path.write_text(head + "\n---\n" + body[:at] + " Zzwatermark" + body[at:])
+
+
+def touch_manifest(root: Path) -> None:
+    """A manifest the story cites, edited: the next build must read the story again."""
+    path = root / MANIFEST
+    data = json.loads(path.read_text())
+    data["title"] += " (revised)"
+    path.write_text(json.dumps(data, indent=2))
+
+
+def foreign_folder(folder: Path) -> dict[str, bytes]:
+    files = {".ssh/id_rsa": b"-----BEGIN KEY-----\n", "Documents/notes.txt": b"mine\n", "robots.txt": b""}
+    for relative, data in files.items():
+        (folder / relative).parent.mkdir(parents=True, exist_ok=True)
+        (folder / relative).write_bytes(data)
+    return tree(folder)
+
+
+# --- 1. the output folder is the build's own -------------------------------------------------------------
+
+
+def test_build_into_a_foreign_folder_is_refused_and_deletes_nothing(demo: Path, tmp_path: Path):
+    out = tmp_path / "home-like"
+    before = foreign_folder(out)
+    done = build(demo, "--out", out)
+    assert tree(out) == before
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+
+
+def _dangerous(kind: str, demo: Path, tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    env = dict(os.environ)
+    if kind == "site root":
+        return demo, env
+    if kind == "its parent":
+        return demo.parent, env
+    home = tmp_path / "home"
+    foreign_folder(home)
+    env["HOME"] = str(home)
+    return home, env
+
+
+@pytest.mark.parametrize("kind", ["site root", "its parent", "home folder"])
+def test_build_into_the_site_its_parent_or_a_home_folder_is_refused(demo: Path, tmp_path: Path, kind: str):
+    out, env = _dangerous(kind, demo, tmp_path)
+    (demo / ".git").mkdir()
+    (demo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
+    before = tree(out)
+    done = ledgerpress("build", "--root", demo, "--no-search", "--out", out, env=env)
+    assert done.returncode != 0 and tree(out) == before
+    assert not pending(out.parent)
+
+
+def test_build_into_the_file_system_root_is_refused(demo: Path, tmp_path: Path):
+    """Run only once a home folder is refused (the engine today would delete /); as root, it runs as nobody,
+    who can change nothing in /, so even a regression cannot."""
+    home, env = _dangerous("home folder", demo, tmp_path)
+    if ledgerpress("build", "--root", demo, "--no-search", "--out", home, env=env).returncode == 0:
+        pytest.fail("a home folder is not refused yet: the / case is not run")
+    site = Path(tempfile.mkdtemp(prefix="ledgerpress-root-case-"))
+    try:
+        shutil.copytree(demo / "content", site / "content")
+        for path in [site, *site.rglob("*")]:
+            path.chmod(0o777 if path.is_dir() else 0o666)
+        env["XDG_CACHE_HOME"] = str(site / "cache-home")
+        nobody = {"preexec_fn": lambda: (os.setgid(65534), os.setuid(65534))} if os.getuid() == 0 else {}
+        try:
+            subprocess.run([sys.executable, "-c", "pass"], check=True, **nobody)
+        except (PermissionError, subprocess.CalledProcessError):
+            pytest.skip(f"nobody cannot run {sys.executable} here (an interpreter under root's home)")
+        before = sorted(os.listdir("/"))
+        done = ledgerpress("build", "--root", site, "--no-search", "--out", "/", env=env, **nobody)
+        assert done.returncode != 0 and sorted(os.listdir("/")) == before
+    finally:
+        shutil.rmtree(site, ignore_errors=True)
+
+
+# --- 2. public/ is never stale ------------------------------------------------------------------------------
+
+
+def test_a_file_edited_or_deleted_in_public_is_repaired(demo: Path, tmp_path: Path):
+    assert build(demo).returncode == 0
+    public = demo / "public"
+    (public / "index.html").write_text("defaced")
+    (public / STORY_OUT).unlink()
+    assert build(demo).returncode == 0
+    assert tree(public) == cold(demo, tmp_path)
+
+
+def test_a_story_edited_and_undone_around_a_build_never_leaves_stale_pages(demo: Path, tmp_path: Path):
+    """The story changes after the build has looked at the site and before it reads the story, and changes
+    back after: the next build must not take the old look for what it rendered."""
+    original = (demo / STORY).read_text()
+    assert build(demo).returncode == 0
+    touch_manifest(demo)  # so that this build reads the story again
+    running = subprocess.Popen([sys.executable, "-m", "generator", "build", "--root", str(demo), "--no-search"],
+                               cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 0.4  # the engine today makes its scratch folder right after its first look
+    while time.monotonic() < deadline and not list((demo / ".ledgerpress-cache").glob("bodies-*")):
+        time.sleep(0.001)
+    mark_story(demo)
+    assert running.wait(120) == 0
+    (demo / STORY).write_text(original)
+    assert build(demo).returncode == 0
+    assert tree(demo / "public") == cold(demo, tmp_path)
+
+
+def test_a_story_edited_then_undone_half_a_second_into_a_build_leaves_no_stale_page(demo: Path, tmp_path: Path):
+    """The red team's own sequence: edit, start a build, undo 0.5 s later, build again (and again)."""
+    original = (demo / STORY).read_text()
+    assert build(demo).returncode == 0
+    touch_manifest(demo)
+    mark_story(demo)
+    running = subprocess.Popen([sys.executable, "-m", "generator", "build", "--root", str(demo), "--no-search"],
+                               cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.5)
+    (demo / STORY).write_text(original)
+    running.wait(120)
+    for _ in range(2):
+        assert build(demo).returncode == 0
+    assert tree(demo / "public") == cold(demo, tmp_path)
+    test_a_story_edited_and_undone_around_a_build_never_leaves_stale_pages(demo, tmp_path)  # and the exact race
+
+
+def test_an_older_build_cache_restored_does_not_give_stale_output(demo: Path, tmp_path: Path):
+    original = (demo / STORY).read_text()
+    assert build(demo).returncode == 0
+    shutil.copytree(demo / ".ledgerpress-cache", tmp_path / "older-cache")
+    mark_story(demo)
+    assert build(demo).returncode == 0 and b"Zzwatermark" in (demo / "public" / STORY_OUT).read_bytes()
+    (demo / STORY).write_text(original)  # the story as it was, and the cache of when it was so
+    shutil.rmtree(demo / ".ledgerpress-cache")
+    shutil.copytree(tmp_path / "older-cache", demo / ".ledgerpress-cache")
+    assert build(demo).returncode == 0
+    assert tree(demo / "public") == cold(demo, tmp_path)
+
+
+# --- 3. a killed build leaves the old site or the new one ------------------------------------------------
+
+
+def _retitle(root: Path, title: str) -> None:
+    toml = root / "content/site.toml"
+    lines = toml.read_text().splitlines()
+    toml.write_text("\n".join(f'title = "{title}"' if line.startswith("title = ") else line for line in lines) + "\n")
+
+
+def _killed(root: Path, sign: int, delay: float | None) -> None:
+    """Start a build and kill its process group: after `delay` seconds, or (None) the moment public/ starts
+    to change (the commit: every page changes, and 404.html is the first in path order)."""
+    watched = root / "public" / "404.html"
+    before = watched.stat().st_ino
+    running = subprocess.Popen([sys.executable, "-m", "generator", "build", "--root", str(root), "--no-search"],
+                               cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    deadline = time.monotonic() + (delay if delay is not None else 60)
+    while time.monotonic() < deadline and running.poll() is None:
+        if delay is None:
+            try:
+                if watched.stat().st_ino != before:
+                    break
+            except OSError:
+                break
+        else:
+            time.sleep(0.005)
+    try:
+        os.killpg(running.pid, sign)
+    except ProcessLookupError:
+        pass
+    running.wait(60)
+
+
+def test_a_build_killed_at_any_moment_leaves_the_old_site_or_the_new_one(demo: Path, tmp_path: Path):
+    titles = ["The Calder Ledger", "The Calder Ledger, Evening Edition"]
+    sites = {}
+    for title in titles:
+        _retitle(demo, title)
+        sites[title] = cold(demo, tmp_path)
+    _retitle(demo, titles[0])
+    assert build(demo).returncode == 0
+    shown = titles[0]
+    moments = [(signal.SIGKILL, None), (signal.SIGTERM, None),
+               *((signal.SIGKILL, random.Random(seed).uniform(0.2, 1.5)) for seed in range(3))]
+    for sign, delay in moments:
+        other = titles[1] if shown == titles[0] else titles[0]
+        _retitle(demo, other)
+        _killed(demo, sign, delay)
+        public = tree(demo / "public")
+        assert public in (sites[shown], sites[other]), f"a mixed site after {sign!r} at {delay}"
+        assert build(demo).returncode == 0  # the next build finishes the job, and leaves nothing behind
+        assert tree(demo / "public") == sites[other] and not pending(demo), pending(demo)
+        shown = other
+
+
+# --- publish deletes only what an earlier publish wrote ---------------------------------------------------
+
+
+def test_publish_to_a_folder_holding_foreign_files_deletes_none_of_them(demo: Path, tmp_path: Path):
+    assert build(demo).returncode == 0
+    dest = tmp_path / "www"
+    before = foreign_folder(dest)  # robots.txt: one name in common with the site
+    ledgerpress("publish", dest, "--root", demo)
+    after = tree(dest)
+    assert {path: data for path, data in after.items() if path in before and path != "robots.txt"} == \
+        {path: data for path, data in before.items() if path != "robots.txt"}
+
+
+@pytest.mark.parametrize("prefix", ["news", ""])
+def test_publish_to_s3_deletes_no_key_it_did_not_write(demo: Path, s3, endpoint: str, prefix: str):  # noqa: F811
+    assert build(demo).returncode == 0
+    under = f"{prefix}/" if prefix else ""
+    foreign = [f"{under}foreign.txt", f"{under}backups/2025.tar", f"{under}robots.txt"]
+    for key in [*foreign, "elsewhere/keep.txt"]:
+        s3.put_object(Bucket=s3.bucket, Key=key, Body=b"not the site's")
+    env = {**os.environ, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
+           "AWS_DEFAULT_REGION": "us-east-1"}
+    ledgerpress("publish", f"s3://{s3.bucket}/{prefix}", "--root", demo, "--endpoint-url", endpoint, env=env)
+    keys = live_keys(s3)
+    assert {f"{under}foreign.txt", f"{under}backups/2025.tar", "elsewhere/keep.txt"} <= keys
