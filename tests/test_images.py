@@ -143,3 +143,21 @@ def test_read_image_says_why_a_file_cannot_be_used(tmp_path: Path):
     (tmp_path / "c.png").write_bytes(gif.getvalue())
     assert read_image(str(tmp_path / "c.png"), "c.png") == "is GIF, not PNG, JPEG, WebP or AVIF"
     assert read_image(str(tmp_path / "missing.png"), "missing.png").startswith("cannot be read")
+
+
+def test_an_image_that_leads_out_of_content_or_is_too_large_is_not_read(site: Path, tmp_path: Path):
+    secret = tmp_path / "elsewhere.png"
+    secret.write_bytes(picture((40, 20)))
+    with_images(site)
+    (site / "content/images/riders.jpg").unlink()
+    (site / "content/images/riders.jpg").symlink_to(secret)
+    result = CliRunner().invoke(cli, ["check", "--root", str(site)])
+    assert result.exit_code == 1
+    assert "LP070 image content/images/riders.jpg is a symbolic link to a place outside content/: it is not read" \
+        in result.stdout
+    huge = io.BytesIO()
+    Image.new("1", (8000, 6000)).save(huge, "PNG")  # 48 million pixels in a few kilobytes
+    write_tree(site, {"content/images/riders.jpg": None})
+    write_tree(site, {"content/images/riders.jpg": huge.getvalue()})
+    result = CliRunner().invoke(cli, ["check", "--root", str(site)])
+    assert "LP070 image content/images/riders.jpg is 8000 x 6000 pixels, more than 40 million" in result.stdout

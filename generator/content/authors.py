@@ -7,12 +7,27 @@ import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import Field, StringConstraints
 
 from .findings import Finding
 from .layout import file_digest
-from .models import AuthorMatter
-from .source import front_matter, listed
+from .models import Strict, Text
+from .limits import MAX_AUTHOR_BYTES
+from .source import front_matter, read_bounded, readable, top_folder
 from .validate import EXAMPLES, validate
+
+
+class AuthorMatter(Strict):
+    """An author's file, content/authors/<slug>.md: the name is required; the body is the bio."""
+
+    name: Annotated[Text, StringConstraints(max_length=200)]
+    role: Annotated[Text, StringConstraints(max_length=200)] | None = None
+    url: Annotated[str, Field(strict=True), StringConstraints(pattern=r"^https?://\S+$", max_length=2000)] | None = None
+    email: Annotated[str, Field(strict=True), StringConstraints(pattern=r"^[^@\s<>\"]+@[^@\s<>\"]+\.[^@\s<>\"]+$",
+                                                                max_length=320)] | None = None
+
 
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 AUTHOR_EXAMPLES = {**EXAMPLES, "name": '"Ana Lima"', "role": '"City reporter"', "url": '"https://example.org/ana"',
@@ -34,10 +49,14 @@ class Author:
         return self.digest
 
 
-def author_files(root: Path) -> list[tuple[str, str]]:
-    """(path, path as shown) of every author file, by name."""
-    folder = os.path.join(root, "content", "authors")
-    return [(os.path.join(folder, name), f"content/authors/{name}") for name in listed(folder, ".md")]
+def author_files(root: Path, refused: list[Finding] | None = None) -> list[tuple[str, str]]:
+    """(path, path as shown) of every author file that may be read (see source.readable), by name; a finding in
+    `refused` for each that may not."""
+    folder, inside = top_folder(root, "authors", refused)
+    if folder is None:
+        return []
+    return [(os.path.join(folder, name), f"content/authors/{name}")
+            for name in readable(folder, "content/authors", ".md", inside, "LP001", refused=refused)]
 
 
 def load_author(path: str, shown: str) -> tuple[Author | None, list[Finding]]:
@@ -46,12 +65,10 @@ def load_author(path: str, shown: str) -> tuple[Author | None, list[Finding]]:
     if not SLUG.match(slug):
         return None, [Finding(shown, 1, 1, "LP002", f"author file name '{slug}.md' is not a slug: expected lower-case "
                               "letters and digits joined by single hyphens, e.g. content/authors/ana-lima.md")]
-    try:
-        with open(path, "rb") as source:
-            data = source.read()
-    except OSError as err:
-        return None, [Finding(shown, 1, 1, "LP001", f"cannot read the file: {err.strerror}")]
-    parsed, findings = front_matter(Path(path), shown, data)
+    data, problems = read_bounded(path, shown, MAX_AUTHOR_BYTES)
+    if data is None:
+        return None, problems
+    parsed, findings = front_matter(Path(path), shown, data, MAX_AUTHOR_BYTES)
     if parsed is None or parsed[0] is None or findings:
         return None, findings
     fields, source, body, _ = parsed
@@ -65,7 +82,7 @@ def load_authors(root: Path) -> tuple[dict[str, Author], list[Finding]]:
     """Every author of the site by slug, and the findings of the files that did not load."""
     authors: dict[str, Author] = {}
     findings: list[Finding] = []
-    for path, shown in author_files(root):
+    for path, shown in author_files(root, findings):
         author, problems = load_author(path, shown)
         findings.extend(problems)
         if author is not None:

@@ -10,11 +10,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .layout import file_digest
+from .limits import MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS
+from .source import bad_name, read_bounded, top_folder
 
 FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "AVIF": "image/avif"}
 SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".avif")
-MAX_BYTES = 50_000_000    # a larger file is refused unread
-MAX_PIXELS = 40_000_000   # so is one that would decode to more pixels (a 160 MB bitmap)
 _TURNED = (5, 6, 7, 8)    # EXIF orientations that swap width and height
 
 
@@ -38,29 +38,30 @@ class ImageChanged(Exception):
     """An image file changed while the site was being built: what the build measured is no longer there."""
 
 
-def image_files(root: Path) -> list[tuple[str, str]]:
-    """(path, src) of every image file below content/images/, by src; hidden files and folders are left out."""
-    top = os.path.join(root, "content", "images")
-    found = []
-    for folder, dirs, files in os.walk(top):
+def image_files(root: Path) -> list[tuple[str, str, str | None]]:
+    """(path, src, why it may not be read or None) of every image file below content/images/, by src; hidden
+    files and folders are left out, linked folders are not entered, and a file whose name is not UTF-8 or
+    that is a link to a place outside content/ is named with the reason (LP070, where a story shows it)."""
+    top, inside = top_folder(root, "images", None)
+    found: list[tuple[str, str, str | None]] = []
+    for folder, dirs, files in os.walk(top) if top else ():
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in sorted(files):
             if not name.startswith(".") and name.lower().endswith(SUFFIXES):
                 path = os.path.join(folder, name)
-                found.append((path, os.path.relpath(path, top).replace(os.sep, "/")))
+                outside = os.path.islink(path) and not os.path.realpath(path).startswith(inside + os.sep)
+                why = bad_name(name) or ("is a symbolic link to a place outside content/: it is not read" if outside
+                                         else None)
+                found.append((path, os.path.relpath(path, top).replace(os.sep, "/"), why))
     return sorted(found, key=lambda item: item[1])
 
 
 def read_image(path: str, src: str, data: bytes | None = None) -> ImageFile | str:
     """The image at path (its bytes, if read already), or why it cannot be used."""
-    try:
+    if data is None:
+        data, problems = read_bounded(path, src, MAX_IMAGE_BYTES)
         if data is None:
-            if os.path.getsize(path) > MAX_BYTES:
-                return f"is larger than {MAX_BYTES // 1_000_000} MB"
-            with open(path, "rb") as source:
-                data = source.read()
-    except OSError as err:
-        return f"cannot be read ({err.strerror})"
+            return problems[0].message if problems else "cannot be read"
     return _measured(path, src, data)
 
 
@@ -81,8 +82,8 @@ def _measured(path: str, src: str, data: bytes) -> ImageFile | str:
         return f"cannot be read as an image ({err})"
     if kind not in FORMATS:
         return f"is {kind or 'an unknown format'}, not PNG, JPEG, WebP or AVIF"
-    if width * height > MAX_PIXELS:
-        return f"is {width} x {height} pixels, more than {MAX_PIXELS // 1_000_000} million"
+    if width * height > MAX_IMAGE_PIXELS:
+        return f"is {width} x {height} pixels, more than {MAX_IMAGE_PIXELS // 1_000_000} million"
     if turned:
         width, height = height, width
     return ImageFile(src, path, file_digest(data), width, height, kind)

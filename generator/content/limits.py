@@ -5,6 +5,9 @@ from __future__ import annotations
 
 MAX_STORY_BYTES = 1 << 20          # a story file, front matter and body (the longest real ones are ~100 KB)
 MAX_PAGE_BYTES = 1 << 20           # a plain page under content/pages/
+MAX_AUTHOR_BYTES = 256 << 10       # an author file under content/authors/ (a name and a bio)
+MAX_IMAGE_BYTES = 50_000_000       # an image under content/images/: a larger one is refused unread (LP070)
+MAX_IMAGE_PIXELS = 40_000_000      # and one that would decode to more pixels (a 160 MB bitmap) too
 MAX_MANIFEST_BYTES = 1 << 20       # a manifest file
 MAX_CONFIG_BYTES = 256 << 10       # content/site.toml
 MAX_FRONT_MATTER_BYTES = 64 << 10  # the YAML between the two '---' lines

@@ -177,16 +177,6 @@ class FrontMatter(Strict):
         return corrections
 
 
-class AuthorMatter(Strict):
-    """An author's file, content/authors/<slug>.md: the name is required; the body is the bio."""
-
-    name: Annotated[Text, StringConstraints(max_length=200)]
-    role: Annotated[Text, StringConstraints(max_length=200)] | None = None
-    url: Annotated[str, Field(strict=True), StringConstraints(pattern=r"^https?://\S+$", max_length=2000)] | None = None
-    email: Annotated[str, Field(strict=True), StringConstraints(pattern=r"^[^@\s<>\"]+@[^@\s<>\"]+\.[^@\s<>\"]+$",
-                                                                max_length=320)] | None = None
-
-
 class PageMatter(Strict):
     title: Annotated[Text, StringConstraints(max_length=200)]
     description: str | None = None

@@ -103,10 +103,12 @@ def _read_images(root: Path, checked: Checked, memo: Memo | None, digests: Mappi
     """Every file of content/images/: measured now, or known from the memo when its bytes are the same. What
     cannot be used is said where a story shows it (LP070), not here."""
     previous = memo.images if memo else {}
-    for path, src in image_files(root):
+    for path, src, why in image_files(root):
         shown = f"content/images/{src}"
         before = previous.get(shown)
-        if before is not None and before.digest and before.digest == digests.get(shown):
+        if why is not None:
+            record = ImageRecord("", why)
+        elif before is not None and before.digest and before.digest == digests.get(shown):
             record = before
         else:
             found = read_image(path, src)
