@@ -30,10 +30,10 @@ REPO = Path(__file__).resolve().parent.parent
 STORIES = "content/stories/2026-11-21"
 
 
-def check(root: Path, timeout: float = 30) -> tuple[int, str, float]:
-    """`python -m generator check` in a child process: exit code, all it printed, seconds."""
+def check(root: Path, timeout: float = 30, command: str = "check") -> tuple[int, str, float]:
+    """`python -m generator check` (or another command) in a child process: exit code, all it printed, seconds."""
     started = time.monotonic()
-    done = subprocess.run([sys.executable, "-m", "generator", "check", "--root", str(root)], cwd=REPO,
+    done = subprocess.run([sys.executable, "-m", "generator", *command.split(), "--root", str(root)], cwd=REPO,
                           capture_output=True, text=True, errors="replace", timeout=timeout)
     output = done.stdout + done.stderr
     assert "Traceback" not in output, output
@@ -193,6 +193,17 @@ def test_a_fifo_is_not_read(site: Path, relative: str, code: str):
     os.mkfifo(site / relative)
     status, output, _ = check(site)
     assert status == 1 and f"{relative}:1:1: {code} is not a regular file (a FIFO): it is not read" in output
+
+
+@pytest.mark.parametrize("make", [
+    lambda path: os.symlink("/dev/zero", path), lambda path: os.symlink("/nowhere", path), os.mkfifo,
+    lambda path: open(os.fsencode(path).replace(b"new", b"n\xffw"), "wb").close(),
+], ids=["device", "dangling-link", "fifo", "name-not-utf-8"])
+def test_a_build_after_an_unreadable_file_appeared_is_refused_not_up_to_date(site: Path, make):
+    assert check(site, command="build --no-search")[0] == 0
+    make(site / STORIES / "new.md")
+    status, output, _ = check(site, command="build --no-search")
+    assert status == 1 and f"{STORIES}/n" in output and " LP001 " in output and "up to date" not in output
 
 
 def test_links_are_followed_only_inside_content(site: Path, tmp_path: Path):

@@ -57,14 +57,14 @@ def input_paths(root: Path) -> list[str]:
         for folder, dirs, files in os.walk(top):
             dirs[:] = sorted(d for d in dirs if not d.startswith((".", "__pycache__", "_templates")))
             found.extend(os.path.join(folder, name) for name in sorted(files)
-                         if not name.startswith(".") and not name.endswith(".pyc") and _utf8(name))
+                         if not name.startswith(".") and not name.endswith(".pyc"))
     return found
 
 
-def _utf8(name: str) -> bool:
-    """A name the state file can hold (one that is not is never read: the content loaders report it)."""
+def _storable(path: str) -> bool:
+    """A path the state file can hold: a name that is not UTF-8 is never read (the content loaders report it)."""
     try:
-        name.encode("utf-8")
+        path.encode("utf-8")
     except UnicodeEncodeError:
         return False
     return True
@@ -78,11 +78,18 @@ def scan(root: Path, previous: State | None) -> tuple[int, dict[str, Stamp]]:
     trusted_before = previous.started_ns - RACY_NS if previous else 0
     inputs: dict[str, Stamp] = {}
     for path in input_paths(root):
+        # A file no build reads (a name that is not UTF-8, a dangling link, a FIFO, a device) is still an input:
+        # the loaders report it, and a build after it appeared must not say `up to date`.
+        if not _storable(path):
+            inputs[path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")] = [0, 0, 0, "unread"]
+            continue
         try:
             info = os.stat(path)
         except OSError:
+            inputs[path] = [0, 0, 0, "unread"]
             continue
-        if not stat.S_ISREG(info.st_mode):  # a FIFO or a device is not read (the loaders report it)
+        if not stat.S_ISREG(info.st_mode):
+            inputs[path] = [info.st_mtime_ns, info.st_size, info.st_ino, "unread"]
             continue
         stamp = [info.st_mtime_ns, info.st_size, info.st_ino]
         old = known.get(path)
