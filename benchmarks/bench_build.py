@@ -81,7 +81,7 @@ def edit_one(site: Path, run: int) -> None:
     text = story.read_text(encoding="utf-8")
     stamp = f"(edit {_letters(time.time_ns())})"  # letters: a number here would be an unsupported figure
     edited = re.sub(r"\(edit [a-z0-9]+\)", stamp, text, count=1) if "(edit " in text else \
-        text.replace("The record puts it at", f"The record {stamp} puts it at", 1)
+        text.replace("The record says that", f"The record {stamp} says that", 1)
     assert edited != text
     story.write_text(edited, encoding="utf-8")
 
