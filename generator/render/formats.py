@@ -78,8 +78,9 @@ def md_text(value: str) -> str:
     if start:
         at = start.end() if start[0][0].isdigit() else 0
         text = f"{text[:at]}\\{text[at:]}"
-    if text.endswith("#"):
-        text = text[:-1] + "\\#"
+    body = text[:-1]
+    if text.endswith("#") and (len(body) - len(body.rstrip("\\"))) % 2 == 0:  # not escaped already (a lone "#")
+        text = body + "\\#"
     return text
 
 
