@@ -266,6 +266,25 @@ def test_an_edit_is_built_from_the_memo(site: Path):
     assert "(7 written, " in build(site)
 
 
+def test_a_story_text_edit_plans_only_the_site_outputs_that_read_it(site: Path, monkeypatch: pytest.MonkeyPatch):
+    """The feeds carry a story's text; no other site output does, and none of them is even planned again."""
+    from generator.engine import build as engine
+
+    build(site)
+    planned: list[str] = []
+    fingerprint = engine.output_fingerprint
+    monkeypatch.setattr(engine, "output_fingerprint", lambda output, *rest: planned.append(output.path) or
+                        fingerprint(output, *rest))
+    path = site / STORY_PATH
+    path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
+    assert "(7 written, " in build(site)
+    assert sorted(planned) == ["feed.json", "feed.xml", "newsrooms/city/feed.json", "newsrooms/city/feed.xml"]
+    path.write_text(path.read_text().replace("description: \"", "description: \"Now ", 1))  # its teaser: all planned
+    planned.clear()
+    build(site)
+    assert len(planned) > 20
+
+
 @pytest.mark.parametrize("relative", [False, True])
 def test_the_scan_names_content_files_as_the_build_shows_them(site: Path, relative: bool, monkeypatch):
     from generator.engine.state import content_digests, scan

@@ -12,12 +12,14 @@ from pathlib import Path
 
 from jinja2 import TemplateError
 
+from ..content.config import SiteConfig
 from ..content.findings import Finding
 from ..content.images import ImageChanged
 from ..content.manifests import ManifestChanged
 from ..output.store import OutputStore
 from ..render.teaser import Teaser
 from ..render.templates import Renderer, template_finding
+from ..site import LAST, Output
 from ..site.kinds import navigation
 from .check import Checked, check_site
 from .memo import Memo, PageRecord
@@ -26,6 +28,7 @@ from .pages import (
     collisions,
     make_outputs,
     output_fingerprint,
+    producer_name,
     site_fingerprint,
     site_outputs,
     stale_outputs,
@@ -69,7 +72,7 @@ class BuildResult:
     seconds: float = 0.0
     memo: Memo | None = None
     site: str = ""
-    reads: list[str] = field(default_factory=list)  # the story outputs the site's other outputs read
+    reads: dict[str, str] = field(default_factory=dict)  # the story outputs site outputs read: their digests
     scheduled: list[tuple[str, str, dt.datetime]] = field(default_factory=list)  # (path, URL path, time), soonest first
     newest: dt.datetime | None = None  # the latest published time of a story built: a build before it differs
     searchable: tuple = ((), (), {})  # search_plan's arguments: the stories' records, the plain pages, outputs
@@ -174,40 +177,53 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
     """The site's other outputs: made when what they are made from moved; their records, by path."""
     config = checked.config
     teasers = [story.teaser_digest for story in stories]
-
-    def read_from(reads: list[str]) -> str:
-        """The fingerprint of all producers read, with the digests of these story outputs (a feed reads the
-        index.json of its entries: which ones, only a change of teasers can change)."""
-        return site_fingerprint(teasers, checked.manifests, checked.pages, sorted(outputs),
-                                [(path, outputs.get(path, "")) for path in reads], renderer, checked.authors,
-                                checked.images)
-
-    if (memo is not None and memo.site == read_from(memo.reads)
+    result.site = site_fingerprint(teasers, checked.manifests, checked.pages, sorted(outputs), renderer,
+                                   checked.authors, checked.images)
+    if (memo is not None and memo.site == result.site
             and all(store.holds(path, page.digest) for path, page in memo.pages.items())):
-        result.site, result.reads = memo.site, memo.reads
-        outputs.update((path, page.digest) for path, page in memo.pages.items())
-        return memo.pages  # nothing any producer reads moved since the last build, which made them all
-    planned = site_outputs(config, [Teaser(story.teaser, story.teaser_digest, story.keys) for story in stories],
-                           checked.manifests, checked.pages, sorted(outputs), checked.authors, checked.images)
-    lost, clashes = collisions(planned, sources)
+        # every output is as last made but those reading a story output that changed (a feed, a story's text)
+        moved = {path for path, code in memo.reads.items() if outputs.get(path, "") != code}
+        stale = {path for path, page in memo.pages.items() if moved.intersection(page.reads)}
+        producers = {memo.pages[path].producer for path in stale}
+        if not producers & {producer_name(produce) for produce in LAST}:
+            result.reads = {path: outputs.get(path, "") for path in memo.reads}
+            planned = site_outputs(config, _teasers(stories), checked.manifests, checked.pages, (), checked.authors,
+                                   checked.images, only=producers) if stale else []
+            return _make_planned([found for found in planned if found[1].path in stale], config, renderer, store,
+                                 outputs, memo.pages, jobs, result)
+    planned = site_outputs(config, _teasers(stories), checked.manifests, checked.pages, sorted(outputs),
+                           checked.authors, checked.images)
+    lost, clashes = collisions([output for _, output in planned], sources)
     severity = config.checks.get("LP011", "error")  # off or a warning: what cannot be written is left out
     if clashes and severity != "off":
         result.findings = [*result.findings, *(dataclasses.replace(f, severity=severity) for f in clashes)]
         if severity == "error":
             return {}
-    planned = [output for n, output in enumerate(planned) if n not in lost]
-    result.reads = sorted({path for output in planned for path in output.reads})
-    result.site = read_from(result.reads)
-    prints = [output_fingerprint(output, renderer, outputs) for output in planned]
-    stale = stale_outputs(planned, prints, memo.pages if memo else {}, store.holds)
-    todo = [planned[n] for n in stale]
+    planned = [found for n, found in enumerate(planned) if n not in lost]
+    result.reads = {path: outputs.get(path, "") for path in sorted({path for _, output in planned for path in output.reads})}
+    return _make_planned(planned, config, renderer, store, outputs, {}, jobs, result, memo.pages if memo else {})
+
+
+def _teasers(stories: list[Rendered]) -> list[Teaser]:
+    return [Teaser(story.teaser, story.teaser_digest, story.keys) for story in stories]
+
+
+def _make_planned(planned: list[tuple[str, Output]], config: SiteConfig, renderer: Renderer, store: OutputStore, outputs: dict[str, str],
+                  kept: dict[str, PageRecord], jobs: int, result: BuildResult,
+                  last: dict[str, PageRecord] | None = None) -> dict[str, PageRecord]:
+    """Make those planned outputs whose fingerprint is not the last build's (`last`, or `kept`, whose records
+    stand for every output not planned); the records of all, by path."""
+    last = kept if last is None else last
+    prints = [output_fingerprint(output, renderer, outputs) for _, output in planned]
+    stale = stale_outputs([output for _, output in planned], prints, last, store.holds)
+    todo = [planned[n][1] for n in stale]
     renderer.compile(output.template for output in todo if output.template and not output.raw)
     made = {receipt.path: receipt.digest for receipt in make_outputs(PageMaking(config, renderer, store, todo), jobs)}
-    pages = {}
-    for output, made_from in zip(planned, prints):
-        code = made[output.path] if output.path in made else memo.pages[output.path].digest
-        pages[output.path] = PageRecord(made_from, code, output.source)
-        outputs[output.path] = code
+    pages = dict(kept)
+    for (name, output), made_from in zip(planned, prints):
+        code = made[output.path] if output.path in made else last[output.path].digest
+        pages[output.path] = PageRecord(made_from, code, output.source, name, output.reads)
+    outputs.update((path, page.digest) for path, page in pages.items())
     result.made += len(todo)
     return pages
 

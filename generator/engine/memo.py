@@ -18,17 +18,20 @@ from ..analysis.similarity import Features
 from ..content.layout import CACHE_DIR, key_of
 from .records import ImageRecord, ManifestRecord, SearchRecord, StoryRecord
 
-FORMAT = b"ledgerpress-memo-5\n"
+FORMAT = b"ledgerpress-memo-6\n"
 KEY_NAME = "memo-key"
 
 
 @dataclass
 class PageRecord:
-    """A site output as last made: the fingerprint of what it was made from, its digest, its source."""
+    """A site output as last made: the fingerprint of what it was made from, its digest, its source, the
+    producer that made it and the story outputs it read."""
 
     fingerprint: str
     digest: str
     source: str
+    producer: str = ""
+    reads: tuple[str, ...] = ()
 
 
 @dataclass
@@ -41,13 +44,13 @@ class Memo:
     manifests: dict[str, ManifestRecord] = field(default_factory=dict)  # by path as shown
     stories: dict[str, StoryRecord] = field(default_factory=dict)       # by path as shown
     pages: dict[str, PageRecord] = field(default_factory=dict)          # by output path
-    site: str = ""                 # the fingerprint of all the site outputs are made from (see engine/pages.py)
+    site: str = ""                 # the fingerprint of what site outputs are made from (engine/pages.py) ...
     repeats: dict | None = None    # LP040's RepeatIndex.snapshot()
     related: dict | None = None    # the RelatedIndex.snapshot(), with every story's related stories
     scores: dict[tuple[str, str], float] = field(default_factory=dict)  # LP040's exact scores, by file digests
     search: SearchRecord | None = None
     images: dict[str, ImageRecord] = field(default_factory=dict)       # image files by path as shown
-    reads: list[str] = field(default_factory=list)                     # the story outputs site outputs read
+    reads: dict[str, str] = field(default_factory=dict)  # ... but the story outputs they read, by path: digest
 
 
 def take(memo: Memo | None, name: str) -> dict | None:

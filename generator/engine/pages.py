@@ -3,7 +3,7 @@ hold already as they would be made now, and the making of the rest."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass
 
 from ..content.authors import Author
@@ -25,23 +25,32 @@ PAGES = "content/pages/"  # where the plain pages come from
 
 def site_outputs(config: SiteConfig, stories: Sequence[Teaser], manifests: Mapping[str, ManifestFile],
                  pages: Sequence[Page], story_paths: Sequence[str], authors: Mapping[str, Author] | None = None,
-                 images: Mapping[str, ImageFile] | None = None) -> list[Output]:
-    """Every output the producers make; the last ones are told every other output's path."""
+                 images: Mapping[str, ImageFile] | None = None,
+                 only: Collection[str] | None = None) -> list[tuple[str, Output]]:
+    """Every output the producers make, each with its producer's name; the last ones are told every other
+    output's path. `only`: just the producers of these names, none of them a last one."""
     site = Site(config, stories, manifests, pages, authors=authors or {}, images=images or {})
-    outputs = [output for produce in PRODUCERS for output in produce(site)]
-    site.paths = sorted({*story_paths, *(output.path for output in outputs)})
-    outputs.extend(output for produce in LAST for output in produce(site))
+    if only is not None:
+        return [(name, output) for produce in PRODUCERS if (name := producer_name(produce)) in only
+                for output in produce(site)]
+    outputs = [(producer_name(produce), output) for produce in PRODUCERS for output in produce(site)]
+    site.paths = sorted({*story_paths, *(output.path for _, output in outputs)})
+    outputs.extend((producer_name(produce), output) for produce in LAST for output in produce(site))
     return outputs
 
 
+def producer_name(produce: Callable) -> str:
+    return f"{produce.__module__}.{produce.__qualname__}"
+
+
 def site_fingerprint(teasers: Sequence[str], manifests: Mapping[str, ManifestFile], pages: Sequence[Page],
-                     story_paths: Sequence[str], reads: Sequence[tuple[str, str]], renderer: Renderer,
-                     authors: Mapping[str, Author] | None = None, images: Mapping[str, ImageFile] | None = None) -> str:
-    """All that producers read (every story's teaser, by its digest, every manifest, page, author and image,
-    every output path of the stories, and the digest of each story output an output reads) and every
-    template: while it stays the same, so do all the site's other outputs."""
+                     story_paths: Sequence[str], renderer: Renderer, authors: Mapping[str, Author] | None = None,
+                     images: Mapping[str, ImageFile] | None = None) -> str:
+    """All that producers read but the story outputs some of them read (every story's teaser, by its digest,
+    every manifest, page, author and image, every output path of the stories) and every template: while it
+    stays the same, an output is made again only if a story output it reads changed."""
     manifest_digests = sorted((i, found.digest) for i, found in manifests.items())
-    return fingerprint(list(teasers), manifest_digests, list(pages), list(story_paths), list(reads),
+    return fingerprint(list(teasers), manifest_digests, list(pages), list(story_paths),
                        renderer.digest(*renderer.templates.list_templates()),
                        sorted((slug, author.digest) for slug, author in (authors or {}).items()),
                        sorted((src, image.digest) for src, image in (images or {}).items()))
