@@ -3,6 +3,7 @@ absolute, resolved against the page it comes from."""
 
 from __future__ import annotations
 
+import functools
 import html
 import re
 from urllib.parse import urljoin
@@ -13,6 +14,7 @@ _ADDRESS = re.compile(r'\b(href|src)="([^"]*)"')
 _SOURCES = re.compile(r'\bsrcset="([^"]*)"')
 
 
+@functools.lru_cache(maxsize=4096)  # a story's paragraphs stand in several feeds (the site's, its newsroom's...)
 def absolute_urls(fragment: str, page_url: str) -> Markup:
     """The fragment (our own rendered HTML, every attribute double-quoted) with href, src and srcset resolved
     against page_url: `#manifest-1` becomes page_url + `#manifest-1`, `/images/a.webp` the site's address."""
