@@ -190,7 +190,7 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
             planned = site_outputs(config, _teasers(stories), checked.manifests, checked.pages, (), checked.authors,
                                    checked.images, only=producers) if stale else []
             return _make_planned([found for found in planned if found[1].path in stale], config, renderer, store,
-                                 outputs, memo.pages, jobs, result)
+                                 outputs, memo.pages, jobs, result, others=True)
     planned = site_outputs(config, _teasers(stories), checked.manifests, checked.pages, sorted(outputs),
                            checked.authors, checked.images)
     lost, clashes = collisions([output for _, output in planned], sources)
@@ -200,26 +200,27 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
         if severity == "error":
             return {}
     planned = [found for n, found in enumerate(planned) if n not in lost]
-    result.reads = {path: outputs.get(path, "") for path in sorted({path for _, output in planned for path in output.reads})}
-    return _make_planned(planned, config, renderer, store, outputs, {}, jobs, result, memo.pages if memo else {})
+    reads = sorted({path for _, output in planned for path in output.reads})
+    result.reads = {path: outputs.get(path, "") for path in reads}
+    return _make_planned(planned, config, renderer, store, outputs, memo.pages if memo else {}, jobs, result,
+                         others=False)
 
 
 def _teasers(stories: list[Rendered]) -> list[Teaser]:
     return [Teaser(story.teaser, story.teaser_digest, story.keys) for story in stories]
 
 
-def _make_planned(planned: list[tuple[str, Output]], config: SiteConfig, renderer: Renderer, store: OutputStore, outputs: dict[str, str],
-                  kept: dict[str, PageRecord], jobs: int, result: BuildResult,
-                  last: dict[str, PageRecord] | None = None) -> dict[str, PageRecord]:
-    """Make those planned outputs whose fingerprint is not the last build's (`last`, or `kept`, whose records
-    stand for every output not planned); the records of all, by path."""
-    last = kept if last is None else last
+def _make_planned(planned: list[tuple[str, Output]], config: SiteConfig, renderer: Renderer, store: OutputStore,
+                  outputs: dict[str, str], last: dict[str, PageRecord], jobs: int, result: BuildResult,
+                  others: bool) -> dict[str, PageRecord]:
+    """Make those planned outputs whose fingerprint is not the last build's; the records of all, by path, and
+    (`others`) of every output of the last build that was not planned, as it was."""
     prints = [output_fingerprint(output, renderer, outputs) for _, output in planned]
     stale = stale_outputs([output for _, output in planned], prints, last, store.holds)
     todo = [planned[n][1] for n in stale]
     renderer.compile(output.template for output in todo if output.template and not output.raw)
     made = {receipt.path: receipt.digest for receipt in make_outputs(PageMaking(config, renderer, store, todo), jobs)}
-    pages = dict(kept)
+    pages = dict(last) if others else {}
     for (name, output), made_from in zip(planned, prints):
         code = made[output.path] if output.path in made else last[output.path].digest
         pages[output.path] = PageRecord(made_from, code, output.source, name, output.reads)
