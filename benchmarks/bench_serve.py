@@ -12,8 +12,8 @@ appends a marker word to one paragraph of a story and saves it, then times (1) t
 the changed shard after the reload, so its pagefind-entry.json is fetched every POLL_S until it differs
 from before the save. The story is the newest, so its shard is the primary (the first of
 pagefind/shards.json); once the entry changed, the shard's fragments must hold the marker or the script
-stops. Medians are printed as a Markdown table row (issue 24 asks for the reload under 300 ms and the
-index within 2 s).
+stops. Medians are printed as a Markdown table row (the targets: the reload under 300 ms, the index
+within 2 s).
 """
 
 from __future__ import annotations

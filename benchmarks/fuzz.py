@@ -72,7 +72,7 @@ def main() -> int:
         for kind in kinds:
             if time.monotonic() < deadline:
                 fuzz_round(kind, tallies[kind], deadline)
-    print(f"| kind | examples | slowest (s) | failures |\n|---|---|---|---|")
+    print("| kind | examples | slowest (s) | failures |\n|---|---|---|---|")
     for kind, tally in tallies.items():
         print(f"| {kind} | {tally.examples:,} | {tally.slowest:.2f} | {len(tally.failures)} |")
     print(f"\n{sum(t.examples for t in tallies.values()):,} examples in {time.monotonic() - started:.0f} s "
