@@ -4,6 +4,7 @@ memo holds the same bytes read against the same manifests), the plain pages, the
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import functools
 import os
@@ -171,7 +172,8 @@ def _read_stories(root: Path, checked: Checked, memo: Memo | None, digests: Mapp
                 checked.spilled[shown] = spilled
             if plain is not None:  # each word the one copy this process keeps of it
                 found = Features.from_plain(plain)
-                record.features = found._replace(words=tuple(map(sys.intern, found.words)))
+                words = tuple(map(sys.intern, found.words))
+                record = dataclasses.replace(record, features=found._replace(words=words))
         checked.records[shown] = record
         findings.extend(record.findings)
         if progress:

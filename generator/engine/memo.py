@@ -1,7 +1,8 @@
 """The memo: what the last good build learned (records of every input file and output, and the site-wide
 indexes as snapshots), so that the next build reads and makes again only what changed. Plain data, pickled
-into one file in .ledgerpress-cache/ and signed with a key that never leaves this user's own cache folder: a
-memo that arrives with a checkout, or is damaged, is ignored, never unpickled."""
+into .ledgerpress-cache/ (a head, signed with a key that never leaves this user's own cache folder, naming the
+files of the story records by their digests): a memo that arrives with a checkout, or is damaged, is
+ignored, never unpickled."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import hmac
 import os
 import pickle
 import secrets
+import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +20,7 @@ from ..analysis.similarity import Features
 from ..content.layout import CACHE_DIR, key_of
 from .records import ImageRecord, ManifestRecord, SearchRecord, StoryRecord
 
-FORMAT = b"ledgerpress-memo-6\n"
+FORMAT = b"ledgerpress-memo-7\n"
 KEY_NAME = "memo-key"
 
 
@@ -67,44 +69,89 @@ def memo_path(root: Path, options: str) -> Path:
     return root / CACHE_DIR / f"memo-{key_of(options)[:16]}"
 
 
+SHARDS = 16  # the story records are kept in this many files: an edit writes again the one holding its story
+
+# The story records of each shard as loaded, by shard: a record is never changed in place (StoryRecord is
+# frozen; a build makes a new one for what changed), so a shard whose records are all the very objects it
+# was loaded with is the file it was loaded from, and a save does not pickle and write it again.
+_LOADED: dict[int, tuple[str, dict[str, StoryRecord]]] = {}
+
+
 def load_memo(root: Path, options: str, key: str) -> Memo | None:
     """The memo of the last good build of root with these options, if it is ours, intact and made for `key`."""
     secret = _secret()
+    path = memo_path(root, options)
     try:
-        data = memo_path(root, options).read_bytes()
+        data = path.read_bytes()
     except OSError:
         return None
     head, signature, body = data[:len(FORMAT)], data[len(FORMAT):len(FORMAT) + 32], data[len(FORMAT) + 32:]
     if secret is None or head != FORMAT or not hmac.compare_digest(signature, _sign(secret, body)):
         return None
     try:
-        memo = pickle.loads(body)
-    except Exception:  # signed by us: only a generator change could make it unreadable; start afresh
+        memo, shards = pickle.loads(body)
+        loaded = {n: (name, _load_shard(path, name)) for n, name in enumerate(shards)}
+    except Exception:  # signed by us (each shard by its digest): only a generator change could make it unreadable
         return None
-    if not isinstance(memo, Memo) or memo.key != key:
+    if not isinstance(memo, Memo) or memo.key != key or len(loaded) != SHARDS:
         return None
-    for record in memo.stories.values():
-        if record.features is not None:
-            record.features = Features.from_plain(record.features)
+    _LOADED.clear()
+    _LOADED.update(loaded)
+    memo.stories = {path: record for _, records in loaded.values() for path, record in records.items()}
     return memo
 
 
+def _load_shard(head: Path, name: str) -> dict[str, StoryRecord]:
+    data = head.with_name(f"{head.name}-{name}").read_bytes()
+    if hashlib.sha256(data).hexdigest()[:32] != name:
+        raise ValueError("a shard of the memo is not what its head names")
+    return {path: record if record.features is None else
+            dataclasses.replace(record, features=Features.from_plain(record.features))
+            for path, record in pickle.loads(data).items()}
+
+
 def save_memo(root: Path, memo: Memo) -> None:
-    """Write the memo whole under a temporary name, then put it in place (a reader finds the old or the new)."""
+    """Write the story shards that changed under names of their own digests, then the head naming them under a
+    temporary name put in place (a reader finds the old memo or the new), then remove the shards no head names."""
     secret = _secret()
     if secret is None:
         return
     path = memo_path(root, memo.options)
     path.parent.mkdir(parents=True, exist_ok=True)
-    stories = {path: record if record.features is None else dataclasses.replace(record, features=record.features.plain())
-               for path, record in memo.stories.items()}  # a signature pickles far quicker as its bytes
-    body = pickle.dumps(dataclasses.replace(memo, stories=stories), protocol=pickle.HIGHEST_PROTOCOL)
+    grouped: list[dict[str, StoryRecord]] = [{} for _ in range(SHARDS)]
+    for story, record in memo.stories.items():
+        grouped[zlib.crc32(story.encode()) % SHARDS][story] = record
+    shards = [_saved_shard(path, n, records) for n, records in enumerate(grouped)]
+    body = pickle.dumps((dataclasses.replace(memo, stories={}), shards), protocol=pickle.HIGHEST_PROTOCOL)
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
     with open(temporary, "wb") as out:
         out.write(FORMAT)
         out.write(_sign(secret, body))
         out.write(body)
     os.replace(temporary, path)
+    _LOADED.clear()
+    _LOADED.update({n: (name, records) for n, (name, records) in enumerate(zip(shards, grouped))})
+    named = {f"{path.name}-{name}" for name in shards}
+    for found in path.parent.glob(f"{path.name}-*"):
+        if found.name not in named:
+            found.unlink(missing_ok=True)
+
+
+def _saved_shard(head: Path, n: int, records: dict[str, StoryRecord]) -> str:
+    """The name of the shard file holding these records: the loaded one if they are its very objects."""
+    name, loaded = _LOADED.get(n, ("", {}))
+    if name and loaded.keys() == records.keys() and all(loaded[path] is record for path, record in records.items()):
+        if head.with_name(f"{head.name}-{name}").exists():
+            return name
+    plain = {path: record if record.features is None else dataclasses.replace(record, features=record.features.plain())
+             for path, record in records.items()}  # a signature pickles far quicker as its bytes
+    data = pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
+    name = hashlib.sha256(data).hexdigest()[:32]
+    target = head.with_name(f"{head.name}-{name}")
+    temporary = target.with_name(f".{target.name}.{os.getpid()}")
+    temporary.write_bytes(data)
+    os.replace(temporary, target)
+    return name
 
 
 def _sign(secret: bytes, body: bytes) -> bytes:

@@ -46,7 +46,7 @@ class Rendered:
     indexed: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class StoryRecord:
     """A story file as read: its bytes' digest, the digests of the manifests it refers to as they were, the
     findings of loading it and of its local rules, and what site-wide work needs of it (None when its front
