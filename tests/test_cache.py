@@ -285,6 +285,37 @@ def test_a_story_text_edit_plans_only_the_site_outputs_that_read_it(site: Path, 
     assert len(planned) > 20
 
 
+def test_an_edit_writes_one_file_of_the_memo_and_a_damaged_one_is_not_read(site: Path, tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch):
+    from generator.engine import check
+
+    for step in range(12):
+        _edit(site, random.Random(step), 200 + step, "add")
+    build(site)
+    shards = {path.name: path.stat().st_mtime_ns for path in (site / CACHE_DIR).glob("memo-*-*")}
+    assert len(shards) > 4
+    read: list[str] = []
+    read_story = check.read_story
+    monkeypatch.setattr(check, "read_story", lambda reading, shown: read.append(shown) or read_story(reading, shown))
+    path = site / STORY_PATH
+    path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
+    build(site)
+    after = {path.name: path.stat().st_mtime_ns for path in (site / CACHE_DIR).glob("memo-*-*")}
+    assert read == [STORY_PATH]
+    assert len(after) == len(shards) and len(set(after) - set(shards)) == 1  # the edited story's, named anew
+    assert all(after[name] == when for name, when in shards.items() if name in after)
+    shard = sorted((site / CACHE_DIR).glob("memo-*-*"))[0]
+    shard.write_bytes(shard.read_bytes()[:-1] + b"x")  # not what the head names: no record of the memo is used
+    path.write_text(path.read_text().replace("voted no", "voted against it"))
+    read.clear()
+    build(site)
+    assert len(read) == 13
+    fresh = tmp_path / "fresh"
+    shutil.copytree(site / "content", fresh / "content")
+    build(fresh)
+    assert listing(site / "public") == listing(fresh / "public")
+
+
 @pytest.mark.parametrize("relative", [False, True])
 def test_the_scan_names_content_files_as_the_build_shows_them(site: Path, relative: bool, monkeypatch):
     from generator.engine.state import content_digests, scan
