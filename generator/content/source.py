@@ -169,12 +169,20 @@ _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 def bad_name(name: str) -> str | None:
     """Why a file name may not be used (it is printed in findings and becomes part of a URL), or None."""
-    if not name.isascii():
-        try:
-            name.encode("utf-8")
-        except UnicodeEncodeError:
-            return "file name is not UTF-8: it is not read"
+    if not is_utf8(name):
+        return "file name is not UTF-8: it is not read"
     return "file name has a control character: it is not read" if _CONTROL.search(name) else None
+
+
+def is_utf8(name: str) -> bool:
+    """A name read from the file system that is UTF-8 (one that is not holds lone surrogates in Python)."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def shown_name(name: str) -> str:

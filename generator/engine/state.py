@@ -15,6 +15,7 @@ import orjson
 
 from ..content.layout import CACHE_DIR, PACKAGE, file_digest, key_of, template_dirs
 from ..content.limits import MAX_INPUT_BYTES
+from ..content.source import is_utf8, shown_name
 
 STATE_FILE = "build-state.json"
 FORMAT = "ledgerpress-build-state-3"
@@ -61,15 +62,6 @@ def input_paths(root: Path) -> list[str]:
     return found
 
 
-def _storable(path: str) -> bool:
-    """A path the state file can hold: a name that is not UTF-8 is never read (the content loaders report it)."""
-    try:
-        path.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def scan(root: Path, previous: State | None) -> tuple[int, dict[str, Stamp]]:
     """When the scan began, and every input as it is now: its digest taken from `previous` where the stat is the
     same and was not racy, else from the file."""
@@ -80,8 +72,8 @@ def scan(root: Path, previous: State | None) -> tuple[int, dict[str, Stamp]]:
     for path in input_paths(root):
         # A file no build reads (a name that is not UTF-8, a dangling link, a FIFO, a device) is still an input:
         # the loaders report it, and a build after it appeared must not say `up to date`.
-        if not _storable(path):
-            inputs[path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")] = [0, 0, 0, "unread"]
+        if not is_utf8(path):  # the state file cannot hold its name: it stands there as findings print it
+            inputs[shown_name(path)] = [0, 0, 0, "unread"]
             continue
         try:
             info = os.stat(path)

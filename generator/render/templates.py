@@ -27,6 +27,7 @@ from markupsafe import Markup
 from ..content.config import SiteConfig
 from ..content.findings import Finding
 from ..content.layout import key_of, template_dirs
+from ..content.source import is_utf8
 from .dates import ReaderDates, edition_time, unbroken
 from .formats import (
     json_ld,
@@ -70,7 +71,7 @@ class TemplateSet(BaseLoader):
                 for name in sorted(files):
                     path = os.path.join(top, name)
                     relative = os.path.relpath(path, folder).replace(os.sep, "/")
-                    if not _utf8(relative):  # no template can name it, nor a digest or a record hold it
+                    if not is_utf8(relative):  # no template can name it, nor a digest or a record hold it
                         raise TemplateSyntaxError("the file name is not UTF-8", 1, relative, path)
                     with open(path, "rb") as source:
                         data = source.read()
@@ -92,12 +93,6 @@ class TemplateSet(BaseLoader):
         return sorted(self.sources)
 
 
-def _utf8(name: str) -> bool:
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
 
 
 # Templates compiled by an earlier build, kept by Jinja in a folder of the system's temporary folder that only
