@@ -117,9 +117,6 @@ def uri(value: str) -> str:
 _XML_FORBIDDEN = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
-_XML_SPACE = {"\t": "&#9;", "\n": "&#10;", "\r": "&#13;"}  # as references, or a parser normalizes them away
-
-
 def xml_escape(value: Any) -> Markup:
     """Text made safe in XML 1.0 text and attribute values: markup characters escaped, tabs and line breaks
     as character references (which survive attribute-value and line-end normalization), and the characters
@@ -128,9 +125,10 @@ def xml_escape(value: Any) -> Markup:
     if type(value) is Markup:
         return value
     escaped = escape(value)
-    if _XML_FORBIDDEN.search(escaped) or "\t" in escaped or "\n" in escaped or "\r" in escaped:
-        text = _XML_FORBIDDEN.sub("\ufffd", escaped)
-        escaped = Markup(re.sub("[\t\n\r]", lambda found: _XML_SPACE[found[0]], text))
+    if _XML_FORBIDDEN.search(escaped):
+        escaped = Markup(_XML_FORBIDDEN.sub("\ufffd", escaped))
+    if "\t" in escaped or "\n" in escaped or "\r" in escaped:
+        escaped = Markup(str(escaped).replace("\t", "&#9;").replace("\n", "&#10;").replace("\r", "&#13;"))
     return escaped
 
 
