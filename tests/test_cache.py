@@ -101,6 +101,26 @@ def test_a_build_records_each_input_as_a_scan_finds_it(site: Path):
     assert str(draft.resolve()) in recorded and str((site / STORY_PATH).resolve()) in recorded
 
 
+def test_a_rescan_of_the_files_a_watcher_reported_finds_what_a_whole_scan_finds(site: Path):
+    """rescan() reads again only the files named, and agrees with scan(); a file it cannot place (a new one)
+    leaves the work to a whole scan."""
+    from generator.engine.state import State, rescan, scan
+
+    root = site.resolve()
+    before = State("", *scan(root, None))
+    story, manifest = root / STORY_PATH, next((root / "content/manifests").iterdir())
+    story.write_text(story.read_text().replace("Quay Street", "Quay Road"))
+    manifest.unlink()
+    found = rescan(before, {str(story), str(manifest)})
+    assert found is not None
+    assert {path: stamp[3] for path, stamp in found[1].items()} == {
+        path: stamp[3] for path, stamp in scan(root, None)[1].items()}
+    assert str(manifest) not in found[1] and found[1][str(story)] != before.inputs[str(story)]
+    added = root / "content/stories/2026-11-21/another.md"
+    added.write_text(story.read_text())
+    assert rescan(before, {str(added)}) is None
+
+
 def test_a_story_deleted_during_a_first_build_is_not_recorded_as_built(site: Path, monkeypatch: pytest.MonkeyPatch):
     """A story the scan saw but the first build never read (deleted meanwhile) is left out of the state: put
     back, even with the same stat, it is built."""

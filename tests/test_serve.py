@@ -165,6 +165,27 @@ def test_an_edit_reloads_pages_only_after_the_new_build_is_live(preview: Preview
         events.close()
 
 
+def test_an_edit_the_watcher_saw_is_built_without_a_look_at_every_file(preview: Preview, site: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch):
+    """The watcher names the saved file (by the path the scan knows it by), so only it is read again; a new
+    file, which only a whole scan can place, is built too."""
+    import generator.serve
+
+    whole = generator.serve.scan
+    scans = []
+    monkeypatch.setattr(generator.serve, "scan", lambda *args: scans.append(args) or whole(*args))
+    events = Events(preview, version=1)
+    try:
+        edit(site, "on a 9 to 2 vote.", "on a 9 to 2 vote, before dawn.")
+        events.next_reload()
+        assert b"before dawn" in request(preview, STORY_URL)[2] and scans == []
+        (site / "content/pages/colophon.md").write_text('---\ntitle: "Colophon"\n---\n\nSet in the sans of the day.\n')
+        events.next_reload()
+        assert b"sans of the day" in request(preview, "/colophon/")[2] and len(scans) == 1
+    finally:
+        events.close()
+
+
 def test_a_page_served_before_a_rebuild_reloads_as_soon_as_it_listens(shared: Preview):
     events = Events(shared, version=0)  # the build moved on between serving the page and opening the stream
     try:

@@ -8,6 +8,7 @@ import json
 import os
 import stat
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -91,6 +92,29 @@ def scan(root: Path, previous: State | None) -> tuple[int, dict[str, Stamp]]:
         digest = _digest(path, info.st_size)
         if digest is not None:
             inputs[path] = [*stamp, digest]
+    return started, inputs
+
+
+def rescan(previous: State, changed: Collection[str]) -> tuple[int, dict[str, Stamp]] | None:
+    """What scan() would find when only `changed` (absolute paths a file watcher reported) moved since the scan
+    of `previous`: those read again, every other input as it was; None when one of them is not an input of that
+    scan (a new file or folder, a folder removed), which only a whole scan can place."""
+    if any(path not in previous.inputs for path in changed):
+        return None
+    started = time.time_ns()
+    inputs = dict(previous.inputs)
+    for path in changed:
+        del inputs[path]
+        try:
+            info = os.stat(path)
+        except OSError:
+            continue  # deleted: no longer an input
+        if not stat.S_ISREG(info.st_mode):
+            inputs[path] = [info.st_mtime_ns, info.st_size, info.st_ino, "unread"]
+            continue
+        digest = _digest(path, info.st_size)
+        if digest is not None:
+            inputs[path] = [info.st_mtime_ns, info.st_size, info.st_ino, digest]
     return started, inputs
 
 

@@ -22,7 +22,7 @@ from ..engine.memo import Memo
 from ..engine.pool import default_jobs
 from ..engine.records import SearchRecord
 from ..engine.search import make_search, search_plan
-from ..engine.state import State, code_digest, content_digests, options_key, scan
+from ..engine.state import State, code_digest, content_digests, options_key, rescan, scan
 from ..output.store import MemoryStore
 from ..site.search import BUNDLE
 from .http import PreviewServer
@@ -59,7 +59,7 @@ class Preview:
 
     def __init__(self, root: Path, host: str = "127.0.0.1", port: int = 8000, drafts: bool = False,
                  on_build: Callable[[Rebuilt], None] | None = None) -> None:
-        self.root, self.drafts, self.on_build = root, drafts, on_build or (lambda rebuilt: None)
+        self.root, self.drafts, self.on_build = root.resolve(), drafts, on_build or (lambda rebuilt: None)
         self.live = Live()
         self.server = PreviewServer(host, port, self.live)
         shown = f"[{host}]" if ":" in host else host
@@ -70,7 +70,7 @@ class Preview:
         self._memo: Memo | None = None      # and what it learned, so that a save rebuilds only what it changed
         self._search_store = MemoryStore()  # the search index, made after each build's reload (see _index)
         self._search: SearchRecord | None = None
-        self._state: State | None = None    # and the inputs it read
+        self._scanned: State | None = None  # the inputs as the last build (good or not) found them
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
@@ -131,7 +131,8 @@ class Preview:
                              raise_interrupt=False):
             if first or changes:
                 ready.set()
-                self.rebuild(sorted(self._shown(path) for _, path in changes))
+                self.rebuild(sorted(self._shown(path) for _, path in changes), None if first else
+                             {path for _, path in changes})
                 first = False
 
     def _shown(self, path: str) -> str:
@@ -140,13 +141,14 @@ class Preview:
         except ValueError:
             return path
 
-    def rebuild(self, sources: list[str]) -> Rebuilt:
-        """Build in memory; swap the files in (or keep the last good ones), and only then wake the pages."""
+    def rebuild(self, sources: list[str], changed: set[str] | None = None) -> Rebuilt:
+        """Build in memory; swap the files in (or keep the last good ones), and only then wake the pages.
+        `changed`: the files the watcher saw change since the last build (None: look at every input)."""
         started = time.perf_counter()
         error = None
         scheduled: dict[str, bytes] = {}
         try:
-            files, findings, searchable, scheduled = self._build()
+            files, findings, searchable, scheduled = self._build(changed)
         except Exception as err:  # a bug in the generator must not take the preview down with it
             error = err
             crash = Finding("ledgerpress", 1, 1, "INTERNAL", f"the build crashed: {type(err).__name__}: {err}")
@@ -172,12 +174,15 @@ class Preview:
             threading.Thread(target=self._index, args=(snapshot, searchable), name="search-index", daemon=True).start()
         return rebuilt
 
-    def _build(self) -> tuple[dict[str, bytes] | None, tuple[Finding, ...], tuple | None, dict[str, bytes]]:
+    def _build(self, changed: set[str] | None) -> tuple[dict[str, bytes] | None, tuple[Finding, ...], tuple | None,
+                                                         dict[str, bytes]]:
         """One build into the store in memory, from the last good build's memo: its files if it succeeded, what
         its search index is made from, and the banner of each scheduled story's page (the preview shows them,
         the build does not)."""
         key = options_key(__version__, drafts=self.drafts, base_url=self.url, out="serve")
-        scanned, inputs = scan(self.root, self._state)
+        found = rescan(self._scanned, changed) if self._scanned is not None and changed is not None else None
+        scanned, inputs = found or scan(self.root, self._scanned)  # the watcher spares a look at every file
+        self._scanned = State(key, scanned, inputs)
         digests = content_digests(self.root, inputs)
         memo_key = key_of(code_digest(inputs), digests.get("content/site.toml", ""), key)
         memo = self._memo if self._memo is not None and self._memo.key == memo_key else None
@@ -187,7 +192,7 @@ class Preview:
             self.store.abort()
             return None, tuple(result.findings), None, {}
         self.store.commit(result.outputs)
-        self._memo, self._state = result.memo, State(key, scanned, inputs)
+        self._memo = result.memo
         banners = {url_path.lstrip("/") + "index.html": scheduled_banner(when) for _, url_path, when in result.scheduled}
         return self.store.files, tuple(result.findings), result.searchable, banners
 
