@@ -67,14 +67,16 @@ def related_stories(checked: Checked, memo: Memo | None) -> tuple[dict[str, list
 
 def story_jobs(checked: Checked, related: Mapping[str, list[str]]) -> list[StoryJob]:
     """The job of every story of the site, by path."""
-    by_key = {}
-    for story in sorted(checked.stories, key=lambda s: s.path):
-        by_key.setdefault(story.key, story)
+    ordered = sorted(checked.stories, key=lambda s: s.path)
+    link: dict[str, tuple[str, str, str]] = {}  # each key's first story by path, as a link to it
+    for story in ordered:
+        if story.key not in link:
+            link[story.key] = (story.key, story.title, story.url_path)
     jobs = []
-    for story in sorted(checked.stories, key=lambda s: s.path):
+    for story in ordered:
         record = checked.records[story.path]
         keys = story.related if story.related is not None else related.get(story.key, [])
-        links = tuple((key, by_key[key].title, by_key[key].url_path) for key in keys if key in by_key)
+        links = tuple(link[key] for key in keys if key in link)
         manifests = tuple((i, code) for i, code in record.refs.items())
         authors = tuple((slug, checked.authors[slug].digest) for slug in story.authors if slug in checked.authors)
         images = tuple((use.src, use.alt, checked.images[use.src].digest) for use in story.images
