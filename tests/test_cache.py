@@ -119,6 +119,9 @@ def test_a_rescan_of_the_files_a_watcher_reported_finds_what_a_whole_scan_finds(
     added = root / "content/stories/2026-11-21/another.md"
     added.write_text(story.read_text())
     assert rescan(before, {str(added)}) is None
+    story.unlink()
+    story.mkdir()
+    assert rescan(before, {str(story)}) is None
 
 
 def test_a_story_deleted_during_a_first_build_is_not_recorded_as_built(site: Path, monkeypatch: pytest.MonkeyPatch):

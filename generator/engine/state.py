@@ -81,24 +81,21 @@ def scan(root: Path, previous: State | None) -> tuple[int, dict[str, Stamp]]:
         except OSError:
             inputs[path] = [0, 0, 0, "unread"]
             continue
-        if not stat.S_ISREG(info.st_mode):
-            inputs[path] = [info.st_mtime_ns, info.st_size, info.st_ino, "unread"]
-            continue
-        stamp = [info.st_mtime_ns, info.st_size, info.st_ino]
         old = known.get(path)
-        if old is not None and old[:3] == stamp and info.st_mtime_ns < trusted_before:
+        if (old is not None and stat.S_ISREG(info.st_mode) and old[:3] == [info.st_mtime_ns, info.st_size, info.st_ino]
+                and info.st_mtime_ns < trusted_before):
             inputs[path] = old
             continue
-        digest = _digest(path, info.st_size)
-        if digest is not None:
-            inputs[path] = [*stamp, digest]
+        stamp = _stamp(path, info)
+        if stamp is not None:
+            inputs[path] = stamp
     return started, inputs
 
 
 def rescan(previous: State, changed: Collection[str]) -> tuple[int, dict[str, Stamp]] | None:
     """What scan() would find when only `changed` (absolute paths a file watcher reported) moved since the scan
     of `previous`: those read again, every other input as it was; None when one of them is not an input of that
-    scan (a new file or folder, a folder removed), which only a whole scan can place."""
+    scan or is a folder now (a new file or folder, a folder removed), which only a whole scan can place."""
     if any(path not in previous.inputs for path in changed):
         return None
     started = time.time_ns()
@@ -109,13 +106,20 @@ def rescan(previous: State, changed: Collection[str]) -> tuple[int, dict[str, St
             info = os.stat(path)
         except OSError:
             continue  # deleted: no longer an input
-        if not stat.S_ISREG(info.st_mode):
-            inputs[path] = [info.st_mtime_ns, info.st_size, info.st_ino, "unread"]
-            continue
-        digest = _digest(path, info.st_size)
-        if digest is not None:
-            inputs[path] = [info.st_mtime_ns, info.st_size, info.st_ino, digest]
+        if stat.S_ISDIR(info.st_mode):
+            return None  # a folder now, whose files only a whole scan finds
+        stamp = _stamp(path, info)
+        if stamp is not None:
+            inputs[path] = stamp
     return started, inputs
+
+
+def _stamp(path: str, info: os.stat_result) -> Stamp | None:
+    """A file's stamp from its stat, with its digest ("unread" for what is not a regular file)."""
+    if not stat.S_ISREG(info.st_mode):
+        return [info.st_mtime_ns, info.st_size, info.st_ino, "unread"]
+    digest = _digest(path, info.st_size)
+    return None if digest is None else [info.st_mtime_ns, info.st_size, info.st_ino, digest]
 
 
 def _digest(path: str, size: int) -> str | None:
