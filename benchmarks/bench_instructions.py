@@ -33,7 +33,7 @@ import gc, sys
 from pathlib import Path
 from generator.engine.build import Options, build_site
 from generator.output.folder import FolderStore
-gc.set_threshold(1_000_000, 50, 100)  # as the build command runs
+gc.set_threshold(100_000, 50, 100)  # as the build command runs
 store = FolderStore(Path(sys.argv[2]), Path(sys.argv[1]))
 result = build_site(Path(sys.argv[1]), store, Options(jobs=1, search=False))
 store.abort()

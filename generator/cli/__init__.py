@@ -74,10 +74,8 @@ for command, summary in SUMMARIES.items():
 
 def main() -> None:
     # A build makes millions of objects that live until it ends, and few cycles: the cyclic collector, run at
-    # its usual pace, would scan them again and again. A young-generation pass costs as much as the objects
-    # still alive in it, and a build after an edit loads hundreds of thousands at once from the memo: passes
-    # far apart let that load finish unscanned. Set once here, for this process and the workers it forks.
-    gc.set_threshold(1_000_000, 50, 100)
+    # its usual pace, would scan them again and again. Set once here, for this process and the workers it forks.
+    gc.set_threshold(100_000, 50, 100)
     try:
         cli(prog_name="ledgerpress")
     except KeyboardInterrupt:
