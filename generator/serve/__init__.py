@@ -131,7 +131,7 @@ class Preview:
                              raise_interrupt=False):
             if first or changes:
                 ready.set()
-                self.rebuild(sorted(self._shown(path) for _, path in changes), None if first else
+                self.rebuild(sorted({self._shown(path) for _, path in changes}), None if first else
                              {path for _, path in changes})
                 first = False
 
