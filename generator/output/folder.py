@@ -117,8 +117,15 @@ class FolderStore:
             return True
         if not self.holds(path, code):
             return False
-        source = os.path.join(self.out, path)
-        _replace(os.path.join(self.next, path), lambda temporary: _link(source, temporary))
+        source, target = os.path.join(self.out, path), os.path.join(self.next, path)
+        if made is None and path not in self.carried:  # nothing of ours there: linked in place, no rename
+            self._folder(os.path.dirname(target))
+            try:
+                os.link(source, target)
+                return True
+            except OSError:  # a file there after all, or a file system without hard links
+                pass
+        _replace(target, lambda temporary: _link(source, temporary))
         return True
 
     def receive(self, receipt: Receipt) -> None:
