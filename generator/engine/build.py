@@ -154,8 +154,8 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     result.stories = len(story_list)
     result.pages = sum(path.endswith(".html") for path in pages)
     result.made += 3 * len(stale)
-    kept_scores = {pair: score for pair, score in checked.scores.items()
-                   if set(pair) <= {record.digest for record in records.values()}}
+    digests = {record.digest for record in records.values()}
+    kept_scores = {pair: score for pair, score in checked.scores.items() if set(pair) <= digests}
     result.memo = Memo(memo_key[0], memo_key[1], checked.manifest_records, records, pages, result.site,
                        checked.repeats, related_kept, kept_scores, search, checked.image_records, result.reads)
 
