@@ -157,7 +157,8 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     digests = {record.digest for record in records.values()}
     kept_scores = {pair: score for pair, score in checked.scores.items() if set(pair) <= digests}
     result.memo = Memo(memo_key[0], memo_key[1], checked.manifest_records, records, pages, result.site,
-                       checked.repeats, related_kept, kept_scores, search, checked.image_records, result.reads)
+                       checked.repeats, related_kept, kept_scores, search, checked.image_records, result.reads,
+                       memo.loaded if memo else {})
 
 
 def _shared_urls(checked: Checked) -> list[Finding]:
@@ -172,8 +173,9 @@ def _shared_urls(checked: Checked) -> list[Finding]:
     return found
 
 
-def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, stories: list[Rendered], outputs: dict[str, str], sources: dict[str, str], memo: Memo | None,
-                jobs: int, result: BuildResult) -> dict[str, PageRecord]:
+def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, stories: list[Rendered],
+                outputs: dict[str, str], sources: dict[str, str], memo: Memo | None, jobs: int,
+                result: BuildResult) -> dict[str, PageRecord]:
     """The site's other outputs: made when what they are made from moved; their records, by path."""
     config = checked.config
     teasers = [story.teaser_digest for story in stories]
@@ -229,7 +231,8 @@ def _make_planned(planned: list[tuple[str, Output]], config: SiteConfig, rendere
     return pages
 
 
-def _search(store: OutputStore, options: Options, memo: Memo | None, jobs: int, result: BuildResult) -> SearchRecord | None:
+def _search(store: OutputStore, options: Options, memo: Memo | None, jobs: int,
+            result: BuildResult) -> SearchRecord | None:
     """The search index, its shards made again where their pages changed; without search, the last one as it
     was (if the store still holds it)."""
     last = memo.search if memo else None

@@ -53,6 +53,11 @@ class Memo:
     search: SearchRecord | None = None
     images: dict[str, ImageRecord] = field(default_factory=dict)       # image files by path as shown
     reads: dict[str, str] = field(default_factory=dict)  # ... but the story outputs they read, by path: digest
+    # The files the story records were loaded from: by shard, its file's name and its records as loaded. A
+    # record is never changed in place (StoryRecord is frozen; a build makes a new one for what changed), so a
+    # shard whose records are all the very objects it was loaded with is that file still, and a save does not
+    # pickle and write it again. Not saved itself; a build hands it from the memo it was given to the next.
+    loaded: dict[int, tuple[str, dict[str, StoryRecord]]] = field(default_factory=dict, repr=False, compare=False)
 
 
 def take(memo: Memo | None, name: str) -> dict | None:
@@ -70,11 +75,6 @@ def memo_path(root: Path, options: str) -> Path:
 
 
 SHARDS = 16  # the story records are kept in this many files: an edit writes again the one holding its story
-
-# The story records of each shard as loaded, by shard: a record is never changed in place (StoryRecord is
-# frozen; a build makes a new one for what changed), so a shard whose records are all the very objects it
-# was loaded with is the file it was loaded from, and a save does not pickle and write it again.
-_LOADED: dict[int, tuple[str, dict[str, StoryRecord]]] = {}
 
 
 def load_memo(root: Path, options: str, key: str) -> Memo | None:
@@ -95,8 +95,7 @@ def load_memo(root: Path, options: str, key: str) -> Memo | None:
         return None
     if not isinstance(memo, Memo) or memo.key != key or len(loaded) != SHARDS:
         return None
-    _LOADED.clear()
-    _LOADED.update(loaded)
+    memo.loaded = loaded
     memo.stories = {path: record for _, records in loaded.values() for path, record in records.items()}
     return memo
 
@@ -121,25 +120,25 @@ def save_memo(root: Path, memo: Memo) -> None:
     grouped: list[dict[str, StoryRecord]] = [{} for _ in range(SHARDS)]
     for story, record in memo.stories.items():
         grouped[zlib.crc32(story.encode()) % SHARDS][story] = record
-    shards = [_saved_shard(path, n, records) for n, records in enumerate(grouped)]
-    body = pickle.dumps((dataclasses.replace(memo, stories={}), shards), protocol=pickle.HIGHEST_PROTOCOL)
+    shards = [_saved_shard(path, memo.loaded.get(n), records) for n, records in enumerate(grouped)]
+    body = pickle.dumps((dataclasses.replace(memo, stories={}, loaded={}), shards), protocol=pickle.HIGHEST_PROTOCOL)
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
     with open(temporary, "wb") as out:
         out.write(FORMAT)
         out.write(_sign(secret, body))
         out.write(body)
     os.replace(temporary, path)
-    _LOADED.clear()
-    _LOADED.update({n: (name, records) for n, (name, records) in enumerate(zip(shards, grouped))})
+    memo.loaded = dict(enumerate(zip(shards, grouped)))
     named = {f"{path.name}-{name}" for name in shards}
     for found in path.parent.glob(f"{path.name}-*"):
         if found.name not in named:
             found.unlink(missing_ok=True)
 
 
-def _saved_shard(head: Path, n: int, records: dict[str, StoryRecord]) -> str:
-    """The name of the shard file holding these records: the loaded one if they are its very objects."""
-    name, loaded = _LOADED.get(n, ("", {}))
+def _saved_shard(head: Path, was: tuple[str, dict[str, StoryRecord]] | None, records: dict[str, StoryRecord]) -> str:
+    """The name of the shard file holding these records: the one it was loaded from (`was`) if they are its
+    very objects."""
+    name, loaded = was or ("", {})
     if name and loaded.keys() == records.keys() and all(loaded[path] is record for path, record in records.items()):
         if head.with_name(f"{head.name}-{name}").exists():
             return name

@@ -93,8 +93,6 @@ class TemplateSet(BaseLoader):
         return sorted(self.sources)
 
 
-
-
 # Templates compiled by an earlier build, kept by Jinja in a folder of the system's temporary folder that only
 # this user may write (Jinja checks that), each by its name, file and source: compiling the template set
 # costs as much as rendering a small site. Jinja does not tell environments apart there, and the code it
