@@ -6,9 +6,10 @@
 Each N gets a deterministic corpus (benchmarks/corpus.py, ~1,200-word stories). A cold build starts with no
 public/ and no .ledgerpress-cache/; a no-op build changes nothing; a one-edit build first rewrites one
 sentence of one story (the first after a cold build also links every unchanged file into the output's
-second tree), and the next one another story's. Every run goes through /usr/bin/time -v for the wall time and peak memory (the
-largest single process). Search indexing is left out (--no-search): Pagefind re-indexes the whole site
-and is timed on its own row. Timings are printed, never asserted.
+second tree), and the next one another story's. Every run goes through /usr/bin/time -v for the wall time
+and peak memory (the largest single process). Without --search the builds run --no-search (the default
+build, search included, is timed against Hugo + Pagefind by bench_others.py). Timings are printed, never
+asserted.
 """
 
 from __future__ import annotations
