@@ -363,6 +363,31 @@ def _built(site: Path, memo=None, digests=None):
     return result, store.files
 
 
+@pytest.mark.parametrize("seed", [7, 8])
+def test_random_edits_built_as_the_preview_builds_give_a_cold_build_s_files(site: Path, seed: int):
+    """The preview keeps its store and its memo in memory between builds, with what each story's variants were
+    last made from (which a memo read from disk does not hold): after each edit, the files are a cold build's."""
+    from generator.engine.build import Options, build_site
+    from generator.engine.state import content_digests, scan
+    from generator.output.store import MemoryStore
+
+    rng = random.Random(seed)
+    store, memo = MemoryStore(), None
+    for step in range(10):
+        kind = rng.choice(KINDS) if step else "reword"
+        if step:
+            _edit(site, rng, step, kind)
+        digests = content_digests(site, scan(site, None)[1])
+        key = digests["content/site.toml"]  # a memo holds for one site.toml, as the preview's key says
+        result = build_site(site, store, Options(search=False), memo if memo and memo.key == key else None, digests,
+                            memo_key=(key, "o"))
+        assert result.ok, result.findings
+        store.commit(result.outputs)
+        memo = result.memo
+        assert step == 0 or memo.made, "the next build has what each story was made from"
+        assert store.files == _built(site)[1], f"after {kind}"
+
+
 def test_a_story_edited_after_the_scan_is_built_as_read_then_built_again(site: Path):
     """A story the memo holds by the scan's digest, but which changed after the scan, is read again by the next
     build, whose scan sees it: then the output is a cold build's."""

@@ -129,7 +129,7 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     related, related_kept = related_stories(checked, memo)
     story_list = story_jobs(checked, related)
     templates = renderer.digest(*STORY_TEMPLATES)
-    stale = stale_stories(story_list, checked.records, templates, store.holds)
+    stale = stale_stories(story_list, checked.records, templates, store.holds, memo.made if memo else None)
     if stale:
         renderer.compile(STORY_TEMPLATES)
     making = Making(str(root), config, checked.manifests, renderer, templates, store, spill, checked.spilled,
@@ -158,7 +158,8 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     kept_scores = {pair: score for pair, score in checked.scores.items() if set(pair) <= digests}
     result.memo = Memo(memo_key[0], memo_key[1], checked.manifest_records, records, pages, result.site,
                        checked.repeats, related_kept, kept_scores, search, checked.image_records, result.reads,
-                       memo.loaded if memo else {})
+                       memo.loaded if memo else {},
+                       {job.path: (job, templates, records[job.path].rendered.job) for job in story_list})
 
 
 def _shared_urls(checked: Checked) -> list[Finding]:

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from ..analysis.similarity import Features
 from ..content.layout import CACHE_DIR, key_of
-from .records import ImageRecord, ManifestRecord, SearchRecord, StoryRecord
+from .records import ImageRecord, Made, ManifestRecord, SearchRecord, StoryRecord
 
 FORMAT = b"ledgerpress-memo-7\n"
 KEY_NAME = "memo-key"
@@ -58,6 +58,10 @@ class Memo:
     # shard whose records are all the very objects it was loaded with is that file still, and a save does not
     # pickle and write it again. Not saved itself; a build hands it from the memo it was given to the next.
     loaded: dict[int, tuple[str, dict[str, StoryRecord]]] = field(default_factory=dict, repr=False, compare=False)
+    # What each story's variants were last made from, by path: the preview's next build compares a story's job
+    # with it instead of taking the job's fingerprint again. Not saved (a job is as large as its fingerprint is
+    # small), so a build from a loaded memo takes every job's fingerprint.
+    made: dict[str, Made] = field(default_factory=dict, repr=False, compare=False)
 
 
 def take(memo: Memo | None, name: str) -> dict | None:
@@ -121,7 +125,7 @@ def save_memo(root: Path, memo: Memo) -> None:
     for story, record in memo.stories.items():
         grouped[zlib.crc32(story.encode()) % SHARDS][story] = record
     shards = [_saved_shard(path, memo.loaded.get(n), records) for n, records in enumerate(grouped)]
-    body = pickle.dumps((dataclasses.replace(memo, stories={}, loaded={}), shards), protocol=pickle.HIGHEST_PROTOCOL)
+    body = pickle.dumps((dataclasses.replace(memo, stories={}, loaded={}, made={}), shards), protocol=pickle.HIGHEST_PROTOCOL)
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
     with open(temporary, "wb") as out:
         out.write(FORMAT)

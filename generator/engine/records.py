@@ -31,6 +31,24 @@ class ImageRecord:
     image: ImageFile | str
 
 
+@dataclass(frozen=True)
+class StoryJob:
+    """All a story's variants are made from besides site.toml and the story templates: its file and the
+    manifests of its ledger (by digest), its related stories (key, title, URL path), the checks it passed,
+    its authors' files (slug, digest) and the images it shows (src, alt, digest; the lead image first)."""
+
+    path: str
+    digest: str
+    manifests: tuple[tuple[str, str], ...]
+    related: tuple[tuple[str, str, str], ...]
+    passed: tuple[str, ...]
+    authors: tuple[tuple[str, str], ...] = ()
+    images: tuple[tuple[str, str, str], ...] = ()
+
+
+Made = tuple[StoryJob, str, str]  # a story's job, the story templates' digest, the fingerprint of the two
+
+
 @dataclass
 class Rendered:
     """A story's three variants as last made: the fingerprint of what they were made from (its job,

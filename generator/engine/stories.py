@@ -25,24 +25,9 @@ from .fingerprint import fingerprint
 from .memo import Memo, take
 from .pool import run_all
 from .read import Reading, Spill, Spilled, sections_again, spilled_story
-from .records import Rendered, StoryRecord
+from .records import Made, Rendered, StoryJob, StoryRecord
 
 STORY_TEMPLATES = tuple(f"story.{suffix}" for suffix in Renderer.STORY_VARIANTS)
-
-
-@dataclass(frozen=True)
-class StoryJob:
-    """All a story's variants are made from besides site.toml and the story templates: its file and the
-    manifests of its ledger (by digest), its related stories (key, title, URL path), the checks it passed,
-    its authors' files (slug, digest) and the images it shows (src, alt, digest; the lead image first)."""
-
-    path: str
-    digest: str
-    manifests: tuple[tuple[str, str], ...]
-    related: tuple[tuple[str, str, str], ...]
-    passed: tuple[str, ...]
-    authors: tuple[tuple[str, str], ...] = ()
-    images: tuple[tuple[str, str, str], ...] = ()
 
 
 def related_stories(checked: Checked, memo: Memo | None) -> tuple[dict[str, list[str]], dict | None]:
@@ -123,14 +108,17 @@ def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
 
 
 def stale_stories(jobs: list[StoryJob], records: Mapping[str, StoryRecord], templates: str,
-                  holds: Callable[[str, str], bool]) -> list[StoryJob]:
+                  holds: Callable[[str, str], bool], last: Mapping[str, Made] | None = None) -> list[StoryJob]:
     """The jobs whose variants must be made: those the memo's records do not show made from the same job,
-    and those whose outputs the store no longer holds."""
+    and those whose outputs the store no longer holds. `last`: what the previous build in this process made
+    each story from (the preview's): a job equal to it is known by its fingerprint without taking it again."""
+    last = last or {}
     stale = []
     for job in jobs:
         rendered = records[job.path].rendered
-        if (rendered is None or rendered.job != fingerprint(job, templates)
-                or not all(holds(path, code) for path, code in rendered.outputs.items())):
+        if rendered is None or not all(holds(path, code) for path, code in rendered.outputs.items()):
+            stale.append(job)
+        elif last.get(job.path) != (job, templates, rendered.job) and rendered.job != fingerprint(job, templates):
             stale.append(job)
     return stale
 
