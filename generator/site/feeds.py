@@ -3,6 +3,7 @@ stories, dated by the stories, never the clock."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -93,10 +94,18 @@ def _story_data(data: bytes, path: str) -> Any:
     """A story's index.json as the feeds read it: a site's own story.json that does not write the view as JSON
     fails the build at that template (LP900), not with a traceback."""
     try:
-        return as_fields(orjson.loads(data))
+        return _parsed(data)
     except orjson.JSONDecodeError as err:
         raise TemplateRuntimeError(f"story.json must write the story's view as JSON (feeds read each entry's "
                                    f"index.json), but {path}index.json is not JSON: {err}") from None
+
+
+@functools.lru_cache(maxsize=2 * FEED_SIZE)
+def _parsed(data: bytes) -> Any:
+    """One parse of each story a build's feeds carry, whichever feeds and formats carry it (the site's, its
+    newsroom's, its beat's; Atom and JSON), and in the preview of those that did not change since its last
+    build. Read only: templates do not change what they are given."""
+    return as_fields(orjson.loads(data))
 
 
 def json_feed_view(config: SiteConfig, feed: Feed, read: Mapping[str, bytes] | None = None) -> dict[str, Any]:
