@@ -29,7 +29,7 @@ from .http import PreviewServer
 from .live import Live, Snapshot, overlay, reload_script, scheduled_banner
 
 SEARCH = BUNDLE + "/"
-DEBOUNCE_MS, STEP_MS, IDLE_MS = 50, 20, 200
+DEBOUNCE_MS, STEP_MS, IDLE_MS = 50, 10, 200
 
 
 def _interrupt(signum, frame) -> None:
