@@ -160,8 +160,35 @@ def test_a_lang_that_is_not_a_language_tag_never_reaches_pagefind(tmp_path: Path
     page = b'<!DOCTYPE html><html lang="../../../../escaped"><body data-pagefind-body><p>Words here.</p></body></html>'
     shard = Shard("s", (Searchable("index.html", "d"),))
     with pytest.raises(engine_search.SearchUnavailable, match="not a language tag"):
-        engine_search.index_shards([shard], {"index.html": page}.__getitem__, 1)
+        list(engine_search.index_shards([shard], {"index.html": page}.__getitem__, 1))
     assert not [path for path in tmp_path.rglob("*escaped*")]
+
+
+def test_a_pagefind_failing_after_other_shards_leaves_no_search_file_in_the_output(site: Path, tmp_path: Path,
+                                                                                   monkeypatch):
+    """Bundles go into the output as Pagefind makes them: when a later shard fails, the build goes on without
+    search, and the output holds none of the bundles put before (nor does its record)."""
+    monkeypatch.setattr(search, "SMALLEST", 2)
+    for step in range(12):
+        add_story(site, random.Random(step), 100 + step)
+    real = engine_search._index
+    calls: list[str] = []
+
+    def failing_third(shard, *rest):
+        calls.append(shard.name)
+        if len(calls) == 3:
+            raise engine_search.SearchUnavailable("Pagefind stopped: test")
+        return real(shard, *rest)
+
+    monkeypatch.setattr(engine_search, "_index", failing_third)
+    run = CliRunner().invoke(cli, ["build", "--root", str(site), "--jobs", "1"])
+    assert run.exit_code == 0 and "Pagefind stopped: test" in run.output, run.output
+    assert len(calls) >= 3 and not (site / "public" / "pagefind").exists()
+    monkeypatch.setattr(engine_search, "_index", real)
+    add_story(site, random.Random(99), 199)
+    run = CliRunner().invoke(cli, ["build", "--root", str(site)])
+    assert run.exit_code == 0 and "search index not built" not in run.output, run.output
+    assert (site / "public" / SHARDS).is_file()
 
 
 def test_a_hung_pagefind_is_a_warning(site: Path, tmp_path: Path, monkeypatch):

@@ -13,7 +13,7 @@ import shutil
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -69,17 +69,16 @@ def make_search(plan: list[Shard], last: SearchRecord | None, store: OutputStore
             shards[shard.name] = record
         else:
             todo.append(shard)
-    try:
-        bundles = index_shards(todo, read, jobs, nice)
-    except SearchUnavailable as err:
+    try:  # each bundle into the store as it comes: the process holds a few at a time, not the whole index
+        for shard, bundle in index_shards(todo, read, jobs, nice):
+            files = {}
+            for path, data in published(shard, bundle, shard.name == primary).items():
+                receipt = store.put(path, data)
+                store.receive(receipt)
+                files[path] = receipt.digest
+            shards[shard.name] = ShardRecord(fingerprint(shard), shard.name == primary, files)
+    except SearchUnavailable as err:  # what was put is not among the outputs: the commit leaves it out
         return Search(None, [unavailable(err)])
-    for shard in todo:
-        files = {}
-        for path, data in published(shard, bundles[shard.name], shard.name == primary).items():
-            receipt = store.put(path, data)
-            store.receive(receipt)
-            files[path] = receipt.digest
-        shards[shard.name] = ShardRecord(fingerprint(shard), shard.name == primary, files)
     listing = store.put(SHARDS, shard_list(plan))
     store.receive(listing)
     outputs = {path: code for name in sorted(shards) for path, code in shards[name].files.items()}
@@ -115,16 +114,19 @@ _TAG = re.compile(rb"[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*")
 
 
 def index_shards(shards: list[Shard], read: Callable[[str], bytes], jobs: int,
-                 nice: bool = False) -> dict[str, dict[str, bytes]]:
-    """Each shard's bundle ({file name: bytes}), by shard name, `jobs` Pagefind processes at a time (`nice`:
-    at the lowest CPU priority, for a caller that must stay responsive)."""
+                 nice: bool = False) -> Iterator[tuple[Shard, dict[str, bytes]]]:
+    """Each shard with its bundle ({file name: bytes}), in order, as Pagefind makes them, `jobs` processes at a
+    time (`nice`: at the lowest CPU priority, for a caller that must stay responsive). When one fails, the
+    shards not started by then are not indexed."""
     if not shards:
-        return {}
+        return
     binary = _binary()
     clear_leftovers(tempfile.gettempdir())
-    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        bundles = pool.map(lambda shard: _index(shard, read, binary, nice), shards)
-        return {shard.name: bundle for shard, bundle in zip(shards, bundles)}
+    pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs))
+    try:
+        yield from zip(shards, pool.map(lambda shard: _index(shard, read, binary, nice), shards))
+    finally:
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def _index(shard: Shard, read: Callable[[str], bytes], binary: str, nice: bool) -> dict[str, bytes]:

@@ -175,7 +175,9 @@ class FolderStore:
                 raise RuntimeError(f"{path}: the build took it as unchanged, but {self.out} does not hold it")
         for path in self.foreign:
             _replace(os.path.join(self.next, path), lambda temporary, path=path: _link(self.out / path, temporary))
-        stale = [path for path in [*self.made, *self.carried] if path not in outputs and path not in self.foreign]
+        # what the next tree held, and what this build put there but left out (a search index that failed)
+        stale = [path for path in dict.fromkeys([*self.made, *self.carried, *self.handled]) if path not in outputs
+                 and path not in self.foreign]
         for path in stale:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(self.next, path))
