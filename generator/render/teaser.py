@@ -4,6 +4,7 @@ reads a field that the story's keys do not hold."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -46,8 +47,8 @@ def as_fields(value: Any) -> Any:
 class Teaser:
     """One story's view without its sections: `text` (its JSON), `fingerprint` (a digest of it: a page showing
     the story is made again when it changes) and `keys` (the fields that order and place it, at hand). Any
-    other field is read from the JSON when first asked for: parsed once, and each field made readable as
-    attributes the first time it is read (a list page reads a few of them)."""
+    other field is read from the JSON when first asked for, and kept made readable as attributes (a list page
+    reads a few of them)."""
 
     def __init__(self, text: bytes, fingerprint: str, keys: Mapping[str, Any]) -> None:
         self.text, self.fingerprint, self.keys = text, fingerprint, keys
@@ -56,9 +57,7 @@ class Teaser:
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or "text" not in vars(self):
             raise AttributeError(name)
-        raw = vars(self).get("_raw")
-        if raw is None:
-            raw = vars(self)["_raw"] = orjson.loads(self.text)
+        raw = _parsed(self.text)
         if name not in raw:
             raise AttributeError(name)
         value = vars(self)[name] = as_fields(raw[name])
@@ -68,6 +67,13 @@ class Teaser:
         """These fields as JSON data, by their published names."""
         wanted = set(names)
         return {name: value for name, value in orjson.loads(self.text).items() if name in wanted}
+
+
+@functools.lru_cache(maxsize=256)
+def _parsed(text: bytes) -> dict[str, Any]:
+    """A teaser's JSON, parsed for the fields a page reads of it in turn: the last few hundred are kept, not the
+    whole view of every story a process ever listed (a worker making list pages lists nearly all of them)."""
+    return orjson.loads(text)
 
 
 def teaser_data(view: StoryView) -> dict[str, Any]:
