@@ -96,7 +96,7 @@ def test_shards_are_runs_of_about_the_square_root_newest_first(count: int):
     assert sorted(story.key for run in runs for story in run) == sorted(story.key for story in stories)
     order = [(story.published, story.key) for run in reversed(runs) for story in run]
     assert order == sorted(order)
-    assert all(len(run) <= 2 * size for run in runs)
+    assert all(len(run) <= 3 * size // 2 for run in runs)
     assert all(len(run) >= size // 2 for run in runs[1:])  # only the oldest run may be short
     assert len({shard.name for shard in shards}) == len(shards)
     if count >= 4000:
@@ -115,7 +115,7 @@ def test_an_added_or_removed_story_changes_only_the_shards_near_it():
         else:
             after.append(Searchable("stories/new/index.html", "n", f"2026-{rng.randrange(1, 13):02d}-15T11:00:00Z", "new"))
         changed.append(len({(shard.name, shard.made_from) for shard in plan_shards(after, [])} - before))
-    assert max(changed) <= 4 and sum(changed) / len(changed) < 1.5
+    assert max(changed) <= 6 and sum(changed) / len(changed) < 2
 
 
 def test_an_edit_indexes_again_only_its_own_shard(site: Path, monkeypatch):

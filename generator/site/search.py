@@ -67,13 +67,13 @@ def shard_size(stories: int) -> int:
 
 
 def plan_shards(stories: Iterable[Searchable], pages: Iterable[Searchable]) -> list[Shard]:
-    """The stories in order of publication, cut into shards of size/2 to 2*size, newest first; the plain pages
-    in one more."""
+    """The stories in order of publication, cut into shards of size/2 to 3*size/2, newest first (Pagefind's memory
+    grows with a shard's pages: two shards indexed at once must fit beside the build); the plain pages in one more."""
     ordered = sorted(stories, key=lambda story: (story.published, story.key))
     size = shard_size(len(ordered))
     runs: list[list[Searchable]] = []
     for story in ordered:
-        if not runs or len(runs[-1]) >= 2 * size or (len(runs[-1]) >= size // 2 and _boundary(story.key, size)):
+        if not runs or len(runs[-1]) >= 3 * size // 2 or (len(runs[-1]) >= size // 2 and _boundary(story.key, size)):
             runs.append([])
         runs[-1].append(story)
     shards = [Shard(_name(run[0]), tuple(run)) for run in reversed(runs)]
