@@ -174,18 +174,18 @@ class Features(NamedTuple):
     sketch: np.ndarray
     empty: bool
     words: tuple[str, ...]
-    numbers: tuple[int, ...]
+    numbers: array  # of "I": the counts as one object the cyclic collector does not walk, not a tuple of ints
 
     def plain(self) -> tuple[bytes, bool, str, bytes]:
         """These features as a few plain values (the signature and counts as bytes, the words as one string),
         to keep between builds: a memo of thousands loads them far quicker than thousands of small objects."""
-        return self.sketch.tobytes(), self.empty, "\n".join(self.words), array("I", self.numbers).tobytes()
+        return self.sketch.tobytes(), self.empty, "\n".join(self.words), self.numbers.tobytes()
 
     @classmethod
     def from_plain(cls, data: tuple[bytes, bool, str, bytes]) -> Features:
         sketch, empty, words, numbers = data
         return cls(np.frombuffer(sketch, dtype=np.uint64), empty, tuple(words.split("\n")) if words else (),
-                   tuple(array("I", numbers)))
+                   array("I", numbers))
 
 
 def features(text: str) -> Features:
@@ -193,12 +193,12 @@ def features(text: str) -> Features:
     return Features(sketch(_shingles(found.codes)), found.codes.size == 0, *_frequent(found))
 
 
-def _frequent(found: Words) -> tuple[tuple[str, ...], tuple[int, ...]]:
+def _frequent(found: Words) -> tuple[tuple[str, ...], array]:
     """The CANDIDATE_TERMS most frequent words of four letters or more, no stop words (candidates for
     distinctive words), most frequent first, then by first use, and how often each is used. Counted by
     hash: only the distinct words met before enough are found are made strings."""
     if found.codes.size == 0:
-        return (), ()
+        return (), array("I")
     codes = found.codes
     ordered = np.argsort(codes)
     groups = np.flatnonzero(np.concatenate(([True], codes[ordered[1:]] != codes[ordered[:-1]])))
@@ -218,8 +218,8 @@ def _frequent(found: Words) -> tuple[tuple[str, ...], tuple[int, ...]]:
                 chosen.append(sys.intern(word))  # one copy per word
                 numbers.append(count)
                 if len(chosen) == CANDIDATE_TERMS:
-                    return tuple(chosen), tuple(numbers)
-    return tuple(chosen), tuple(numbers)
+                    return tuple(chosen), array("I", numbers)
+    return tuple(chosen), array("I", numbers)
 
 
 _EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
