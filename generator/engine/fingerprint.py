@@ -60,7 +60,7 @@ def _feed_other(update: Callable[[bytes], None], value: Any) -> None:
         _feed(update, [getattr(value, name) for name in _field_names(type(value))])
     elif isinstance(value, tuple):  # a named tuple
         update(type(value).__qualname__.encode() + b"(")
-        _feed_container(update, tuple(value))
+        _feed(update, tuple(value))
     elif isinstance(value, (dt.date, dt.datetime)):
         update(b"t" + value.isoformat().encode() + b";")
     elif isinstance(value, (set, frozenset)):

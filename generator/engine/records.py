@@ -4,7 +4,7 @@ a build takes one back only when the bytes it was made from are the same (by dig
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..analysis.similarity import Features
 from ..content.findings import Finding
@@ -31,11 +31,11 @@ class ImageRecord:
     image: ImageFile | str
 
 
-@dataclass(frozen=True)
-class StoryJob:
+class StoryJob(NamedTuple):
     """All a story's variants are made from besides site.toml and the story templates: its file and the
     manifests of its ledger (by digest), its related stories (key, title, URL path), the checks it passed,
-    its authors' files (slug, digest) and the images it shows (src, alt, digest; the lead image first)."""
+    its authors' files (slug, digest) and the images it shows (src, alt, digest; the lead image first).
+    A named tuple: a build makes one for every story of the site, and compares it with the last one."""
 
     path: str
     digest: str

@@ -62,11 +62,11 @@ def story_jobs(checked: Checked, related: Mapping[str, list[str]]) -> list[Story
         record = checked.records[story.path]
         keys = story.related if story.related is not None else related.get(story.key, [])
         links = tuple(link[key] for key in keys if key in link)
-        manifests = tuple((i, code) for i, code in record.refs.items())
-        authors = tuple((slug, checked.authors[slug].digest) for slug in story.authors if slug in checked.authors)
+        authors = tuple((slug, checked.authors[slug].digest) for slug in story.authors
+                        if slug in checked.authors) if story.authors else ()
         images = tuple((use.src, use.alt, checked.images[use.src].digest) for use in story.images
-                       if use.src in checked.images)
-        jobs.append(StoryJob(story.path, record.digest, manifests, links,
+                       if use.src in checked.images) if story.images else ()
+        jobs.append(StoryJob(story.path, record.digest, tuple(record.refs.items()), links,
                              tuple(checked.report.passed.get(story.path, ())), authors, images))
     return jobs
 
