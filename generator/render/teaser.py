@@ -52,7 +52,7 @@ class Teaser:
 
     def __init__(self, text: bytes, fingerprint: str, keys: Mapping[str, Any]) -> None:
         self.text, self.fingerprint, self.keys = text, fingerprint, keys
-        vars(self).update((name, value) for name, value in keys.items() if "." not in name)
+        vars(self).update(keys)  # the dotted names too: no template can reach them by name, and they cost nothing
 
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") or "text" not in vars(self):
