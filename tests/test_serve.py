@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gzip
 import html
 import http.client
 import os
@@ -184,6 +185,36 @@ def test_an_edit_the_watcher_saw_is_built_without_a_look_at_every_file(preview: 
         assert b"sans of the day" in request(preview, "/colophon/")[2] and len(scans) == 1
     finally:
         events.close()
+
+
+def test_the_search_index_is_served_through_a_rebuild_and_then_follows_the_edit(preview: Preview, site: Path):
+    """A save's build is shown with the last index (the terminal names only the files the build changed), then
+    the index made for it joins the same version."""
+    deadline = time.monotonic() + WAIT
+    while not preview.live.snapshot.search and time.monotonic() < deadline:
+        time.sleep(0.05)
+    first = preview.live.snapshot
+    assert "pagefind/shards.json" in first.search and first.search.items() <= first.files.items()
+    rebuilt: list = []
+    preview.on_build = rebuilt.append
+    events = Events(preview, version=first.version)
+    try:
+        edit(site, "on a 9 to 2 vote.", "on a 9 to 2 vote, quokkas watching.")
+        version = events.next_reload()
+    finally:
+        events.close()
+    [done] = rebuilt
+    assert done.changed and all(path.startswith("stories/") or path.endswith((".xml", ".json")) for path in done.changed)
+    assert not any(path.startswith("pagefind/") for path in done.changed)
+    shown = preview.wait_for(version, WAIT)
+    assert shown.search.items() <= shown.files.items() and "pagefind/shards.json" in shown.files
+    while shown.search is first.search and time.monotonic() < deadline + WAIT:
+        time.sleep(0.05)
+        shown = preview.live.snapshot
+    assert shown.version == version and shown.search is not first.search
+    assert shown.search.items() <= shown.files.items() and b"quokkas" in shown.files[STORY_URL.lstrip("/") + "index.html"]
+    fragments = [gzip.decompress(data) for path, data in shown.search.items() if path.endswith(".pf_fragment")]
+    assert any(b"quokkas" in text for text in fragments)
 
 
 def test_a_page_served_before_a_rebuild_reloads_as_soon_as_it_listens(shared: Preview):

@@ -37,6 +37,7 @@ class CommitStats:
     written: int = 0
     unchanged: int = 0
     deleted: int = 0
+    paths: list[str] = field(default_factory=list)  # those written and deleted, where the store lists them
 
 
 class OutputStore(Protocol):
@@ -90,7 +91,8 @@ class MemoryStore:
         for receipt in changed:
             files[receipt.path], digests[receipt.path] = receipt.data, receipt.digest
         self.files, self.digests, self.incoming = files, digests, {}
-        return CommitStats(len(files), len(changed), len(files) - len(changed), len(gone))
+        return CommitStats(len(files), len(changed), len(files) - len(changed), len(gone),
+                           [receipt.path for receipt in changed] + list(gone))
 
     def abort(self) -> None:
         self.incoming = {}

@@ -24,11 +24,9 @@ from ..engine.records import SearchRecord
 from ..engine.search import make_search, search_plan
 from ..engine.state import State, code_digest, content_digests, options_key, rescan, scan
 from ..output.store import MemoryStore
-from ..site.search import BUNDLE
 from .http import PreviewServer
 from .live import Live, Snapshot, overlay, reload_script, scheduled_banner
 
-SEARCH = BUNDLE + "/"
 DEBOUNCE_MS, STEP_MS, IDLE_MS = 50, 10, 200
 
 
@@ -147,26 +145,24 @@ class Preview:
         started = time.perf_counter()
         error = None
         scheduled: dict[str, bytes] = {}
+        made: list[str] = []
         try:
-            files, findings, searchable, scheduled = self._build(changed)
+            files, findings, searchable, scheduled, made = self._build(changed)
         except Exception as err:  # a bug in the generator must not take the preview down with it
             error = err
             crash = Finding("ledgerpress", 1, 1, "INTERNAL", f"the build crashed: {type(err).__name__}: {err}")
             findings, files, searchable = (crash,), None, None
         old = self.live.snapshot
         if files is not None:  # the last search index serves until the new one is ready (see _index)
-            files = {**{p: d for p, d in (old.files or {}).items() if p.startswith(SEARCH)}, **files}
+            files = {**old.search, **files}
         good = files if files is not None else old.files
-        before = old.files or {}
-        changed = sorted(path for path, data in (good or {}).items()
-                         if before.get(path) is not data and before.get(path) != data)
-        changed += sorted(set(old.files or ()) - set(good or ()))
+        changed = sorted(made) if files is not None else []  # what the store wrote or deleted: the index is as it was
         snapshot = old
         if old.version == 0 or changed or findings != old.findings or (files is not None and scheduled != old.scheduled):
             errors = [finding for finding in findings if finding.severity == "error"]
             tail = (overlay(errors) + reload_script(old.version + 1)).encode("utf-8")
             snapshot = Snapshot(old.version + 1, good, findings, time.perf_counter() - started, tail,
-                                scheduled if files is not None else old.scheduled)
+                                scheduled if files is not None else old.scheduled, old.search)
             self.live.swap(snapshot)
         rebuilt = Rebuilt(snapshot, sources, changed, files is not None, time.perf_counter() - started, error)
         self.on_build(rebuilt)
@@ -175,10 +171,10 @@ class Preview:
         return rebuilt
 
     def _build(self, changed: set[str] | None) -> tuple[dict[str, bytes] | None, tuple[Finding, ...], tuple | None,
-                                                         dict[str, bytes]]:
+                                                         dict[str, bytes], list[str]]:
         """One build into the store in memory, from the last good build's memo: its files if it succeeded, what
-        its search index is made from, and the banner of each scheduled story's page (the preview shows them,
-        the build does not)."""
+        its search index is made from, the banner of each scheduled story's page (the preview shows them, the
+        build does not), and the paths it wrote or deleted."""
         key = options_key(__version__, drafts=self.drafts, base_url=self.url, out="serve")
         found = rescan(self._scanned, changed) if self._scanned is not None and changed is not None else None
         scanned, inputs = found or scan(self.root, self._scanned)  # the watcher spares a look at every file
@@ -190,11 +186,11 @@ class Preview:
                             digests, memo_key=(memo_key, key))
         if not result.ok:
             self.store.abort()
-            return None, tuple(result.findings), None, {}
-        self.store.commit(result.outputs)
+            return None, tuple(result.findings), None, {}, []
+        stats = self.store.commit(result.outputs)
         self._memo = result.memo
         banners = {url_path.lstrip("/") + "index.html": scheduled_banner(when) for _, url_path, when in result.scheduled}
-        return self.store.files, tuple(result.findings), result.searchable, banners
+        return self.store.files, tuple(result.findings), result.searchable, banners, stats.paths
 
     def _index(self, snapshot: Snapshot, searchable: tuple) -> None:
         """Pagefind indexes again the shards whose pages changed, at the lowest CPU priority, after the reload;
@@ -216,6 +212,8 @@ class Preview:
         for note in notes:
             print(f"{note} (warning)", file=sys.stderr)
         if files:
-            kept = {path: data for path, data in snapshot.files.items() if not path.startswith(SEARCH)}
-            self.live.replace(snapshot, dataclasses.replace(snapshot, files={**kept, **files}))
+            kept = dict(snapshot.files)
+            for path in snapshot.search:
+                del kept[path]
+            self.live.replace(snapshot, dataclasses.replace(snapshot, files={**kept, **files}, search=files))
 

@@ -23,6 +23,7 @@ class Snapshot:
     seconds: float = 0.0
     tail: bytes = field(default=b"", compare=False)  # injected before </body> of served HTML
     scheduled: dict[str, bytes] = field(default_factory=dict, compare=False)  # a scheduled story's page: its banner
+    search: dict[str, bytes] = field(default_factory=dict, compare=False)  # the search index's files among `files`
 
     @property
     def errors(self) -> list[Finding]:
