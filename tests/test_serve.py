@@ -204,7 +204,8 @@ def test_the_search_index_is_served_through_a_rebuild_and_then_follows_the_edit(
     finally:
         events.close()
     [done] = rebuilt
-    assert done.changed and all(path.startswith("stories/") or path.endswith((".xml", ".json")) for path in done.changed)
+    assert done.changed and all(path.startswith("stories/") or path.endswith((".xml", ".json"))
+                                for path in done.changed)
     assert not any(path.startswith("pagefind/") for path in done.changed)
     shown = preview.wait_for(version, WAIT)
     assert shown.search.items() <= shown.files.items() and "pagefind/shards.json" in shown.files
@@ -212,7 +213,8 @@ def test_the_search_index_is_served_through_a_rebuild_and_then_follows_the_edit(
         time.sleep(0.05)
         shown = preview.live.snapshot
     assert shown.version == version and shown.search is not first.search
-    assert shown.search.items() <= shown.files.items() and b"quokkas" in shown.files[STORY_URL.lstrip("/") + "index.html"]
+    assert shown.search.items() <= shown.files.items()
+    assert b"quokkas" in shown.files[STORY_URL.lstrip("/") + "index.html"]
     fragments = [gzip.decompress(data) for path, data in shown.search.items() if path.endswith(".pf_fragment")]
     assert any(b"quokkas" in text for text in fragments)
 

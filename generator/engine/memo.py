@@ -125,7 +125,8 @@ def save_memo(root: Path, memo: Memo) -> None:
     for story, record in memo.stories.items():
         grouped[zlib.crc32(story.encode()) % SHARDS][story] = record
     shards = [_saved_shard(path, memo.loaded.get(n), records) for n, records in enumerate(grouped)]
-    body = pickle.dumps((dataclasses.replace(memo, stories={}, loaded={}, made={}), shards), protocol=pickle.HIGHEST_PROTOCOL)
+    head = dataclasses.replace(memo, stories={}, loaded={}, made={})
+    body = pickle.dumps((head, shards), protocol=pickle.HIGHEST_PROTOCOL)
     temporary = path.with_name(f".{path.name}.{os.getpid()}")
     with open(temporary, "wb") as out:
         out.write(FORMAT)

@@ -47,8 +47,8 @@ def as_fields(value: Any) -> Any:
 class Teaser:
     """One story's view without its sections: `text` (its JSON), `fingerprint` (a digest of it: a page showing
     the story is made again when it changes) and `keys` (the fields that order and place it, at hand). Any
-    other field is read from the JSON when first asked for, and kept made readable as attributes (a list page
-    reads a few of them)."""
+    other field is read from the JSON the first time a page asks for it (a list page reads a few of them),
+    and kept, readable as attributes."""
 
     def __init__(self, text: bytes, fingerprint: str, keys: Mapping[str, Any]) -> None:
         self.text, self.fingerprint, self.keys = text, fingerprint, keys
