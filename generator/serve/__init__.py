@@ -28,6 +28,9 @@ from .http import PreviewServer
 from .live import Live, Snapshot, overlay, reload_script, scheduled_banner
 
 DEBOUNCE_MS, STEP_MS, IDLE_MS = 50, 10, 200
+# The index of a save waits this long: the open pages reload first, and are served without the planning of
+# the index holding the interpreter's lock as they are.
+INDEX_AFTER_S = 0.15
 
 
 def _interrupt(signum, frame) -> None:
@@ -167,7 +170,9 @@ class Preview:
         rebuilt = Rebuilt(snapshot, sources, changed, files is not None, time.perf_counter() - started, error)
         self.on_build(rebuilt)
         if searchable is not None:  # off the watcher thread: the next save must not wait for the index of this one
-            threading.Thread(target=self._index, args=(snapshot, searchable), name="search-index", daemon=True).start()
+            indexing = threading.Timer(INDEX_AFTER_S, self._index, args=(snapshot, searchable))
+            indexing.name, indexing.daemon = "search-index", True
+            indexing.start()
         return rebuilt
 
     def _build(self, changed: set[str] | None) -> tuple[dict[str, bytes] | None, tuple[Finding, ...], tuple | None,
