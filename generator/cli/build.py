@@ -67,8 +67,9 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
 
 
 def _up_to_date(state: State, key: str, inputs: dict[str, list], target: Path, search: bool, now: dt.datetime) -> bool:
-    """Nothing that shapes the site changed since the last build, whose output is in place as it left it, and
-    the build's time leaves the same stories scheduled (none fell due, none built is ahead of it)."""
+    """Nothing that shapes the site changed since the last build, whose output is in place as it left it (with
+    the search index asked for: a build that could not make it is followed by one that tries again), and the
+    build's time leaves the same stories scheduled (none fell due, none built is ahead of it)."""
     if state.key != key or (search and not state.summary.get("search")):
         return False
     moment = int(now.timestamp())
@@ -84,6 +85,7 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
     from ..engine.memo import load_memo, save_memo
     from ..output.folder import FolderStore, OutputRefused
     from ..output.lock import Locked
+    from ..site.search import SHARDS
 
     digests = content_digests(root, state.inputs)
     memo_key = key_of(code_digest(state.inputs), digests.get("content/site.toml", ""), state.key)
@@ -108,7 +110,8 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
     state.warnings = [finding_line(f) for f in result.findings]
     due = result.scheduled[0] if result.scheduled else None
     state.summary = {"stories": result.stories, "pages": result.pages, "files": stats.files, "written": stats.written,
-                     "skipped": stats.unchanged, "deleted": stats.deleted, "search": int(options.search),
+                     "skipped": stats.unchanged, "deleted": stats.deleted,
+                     "search": int(options.search and SHARDS in result.outputs),  # asked for, and made
                      "scheduled": len(result.scheduled), "next_due": int(due[2].timestamp()) if due else 0,
                      "newest": int(result.newest.timestamp()) if result.newest else 0}
     state.warnings = [*state.warnings, *([scheduled_line(result.scheduled)] if result.scheduled else [])]
