@@ -195,4 +195,4 @@ def content_digests(root: Path, inputs: dict[str, Stamp]) -> dict[str, str]:
 def code_digest(inputs: dict[str, Stamp]) -> str:
     """The generator's own code as the scan found it: a change to it makes every cached result stale."""
     top = f"{PACKAGE}{os.sep}"
-    return key_of(*(f"{path[len(top):]}\0{stamp[3]}" for path, stamp in sorted(inputs.items()) if path.startswith(top)))
+    return key_of(*sorted(f"{path[len(top):]}\0{stamp[3]}" for path, stamp in inputs.items() if path.startswith(top)))
