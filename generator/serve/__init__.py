@@ -201,8 +201,8 @@ class Preview:
         """Pagefind indexes again the shards whose pages changed, at the lowest CPU priority, after the reload;
         its files join the same snapshot version (no second reload) unless a newer build came first."""
         with self._indexing:
-            if self.live.snapshot is not snapshot:
-                return  # a newer build came first; its own index follows
+            if self.live.snapshot is not snapshot or self._stop.is_set():
+                return  # a newer build came first (its own index follows), or the preview was closed meanwhile
             plan = search_plan(*searchable)
             found = make_search(plan, self._search, self._search_store, snapshot.files.__getitem__, default_jobs(),
                                 nice=True)
