@@ -182,9 +182,9 @@ class FolderStore:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(self.next, path))
             _prune(self.next, Path(self.next, path).parent)
-        written = sum(1 for path, code in self.handled.items() if path in outputs and not self.holds(path, code))
-        gone = sum(1 for path in self.live if path not in outputs)
-        return CommitStats(len(outputs), written, len(outputs) - written, gone)
+        written = [path for path, code in self.handled.items() if path in outputs and not self.holds(path, code)]
+        gone = [path for path in self.live if path not in outputs]
+        return CommitStats(len(outputs), len(written), len(outputs) - len(written), len(gone), written + gone)
 
     def _switch(self) -> None:
         """Put the next tree in the output folder's place, and the live one where the next was."""

@@ -37,7 +37,7 @@ class CommitStats:
     written: int = 0
     unchanged: int = 0
     deleted: int = 0
-    paths: list[str] = field(default_factory=list)  # those written and deleted, where the store lists them
+    paths: list[str] = field(default_factory=list)  # those written, then those deleted
 
 
 class OutputStore(Protocol):
