@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import shutil
 import subprocess
+import tomllib
 from pathlib import Path
 
 import feedparser
@@ -13,9 +14,10 @@ import jsonschema
 import pytest
 from lxml import etree
 
+from generator.content.config import SiteConfig
 from generator.render.teaser import Teaser
-from generator.site.feeds import FEED_SIZE, feed_entries
-from tests.conftest import build_in_memory
+from generator.site.feeds import FEED_SIZE, site_feeds
+from tests.conftest import SITE_TOML, build_in_memory
 
 from .conftest import write_tree
 from .test_site import story_file
@@ -117,11 +119,12 @@ def test_a_bad_date_fails_the_json_feed_schema():
 
 
 def test_feeds_keep_the_newest_50_by_date_then_url():
-    stories = [Teaser(b"{}", str(n), {"published": f"2026-11-{1 + n % 28:02d}T10:00:00Z", "path": f"/stories/{n:03d}/"})
-               for n in range(80)]
-    entries = feed_entries(stories)
-    assert len(entries) == FEED_SIZE
-    keys = [(story.published, story.path) for story in entries]
+    stories = [Teaser(b"{}", str(n), {"published": (day := f"2026-11-{1 + n % 28:02d}T10:00:00Z"), "updated": day,
+                                      "path": f"/stories/{n:03d}/"}) for n in range(80)]
+    config = SiteConfig.model_validate(tomllib.loads(SITE_TOML))
+    folder, feed = next(site_feeds(stories, config, {}))  # the site's own feed comes first
+    assert folder == "/" and len(feed.entries) == FEED_SIZE
+    keys = [(story.published, story.path) for story in feed.entries]
     assert keys == sorted(keys, reverse=True)
     assert keys[0] == ("2026-11-28T10:00:00Z", "/stories/055/")
-    assert feed_entries(list(reversed(stories))) == entries
+    assert next(site_feeds(list(reversed(stories)), config, {}))[1].entries == feed.entries

@@ -15,7 +15,7 @@ from .. import __version__
 from ..content.config import SiteConfig
 from ..render.teaser import Teaser, as_fields
 from .kinds import LIST_KINDS, Declared
-from .lists import grouped
+from .lists import by_term, newest_first
 from .outputs import SITE_TOML, Output, Site, producer
 from .sitemaps import EPOCH, modified
 
@@ -40,32 +40,29 @@ class Feed:
         return modified(story)
 
 
-def feed_entries(stories: Sequence[Teaser], size: int = FEED_SIZE) -> list[Teaser]:
-    """Newest first by published date, then URL (so equal dates keep one order), at most size."""
-    return sorted(stories, key=lambda story: (story.published, story.path), reverse=True)[:size]
-
-
-def make_feed(stories: Sequence[Teaser], config: SiteConfig, folder: str, title: str, description: str,
+def make_feed(entries: Sequence[Teaser], config: SiteConfig, folder: str, title: str, description: str,
               fallback: str = EPOCH) -> Feed:
-    """The feed published under folder ('/' or '/newsrooms/<slug>/'): updated when its newest entry last changed,
-    or at fallback (the site's newest change) when it has no entry yet."""
-    entries = feed_entries(stories)
+    """The feed published under folder ('/' or '/newsrooms/<slug>/') with these entries (newest first, at most
+    FEED_SIZE): updated when its newest entry last changed, or at fallback (the site's newest change) when it
+    has no entry yet."""
     updated = max((modified(story) for story in entries), default=fallback)
     return Feed(title=title, description=description, home_url=config.url(folder),
                 atom_url=config.url(folder + "feed.xml"), json_url=config.url(folder + "feed.json"),
-                updated=updated, entries=entries)
+                updated=updated, entries=list(entries))
 
 
 def site_feeds(stories: Sequence[Teaser], config: SiteConfig, declared: Declared) -> Iterator[tuple[str, Feed]]:
-    """(folder, feed) for the whole site, then for each declared term of each kind of list with feeds."""
-    site = make_feed(stories, config, "/", config.title, config.description or config.title)
+    """(folder, feed) for the whole site, then for each declared term of each kind of list with feeds: each the
+    newest FEED_SIZE of its stories, by published date, then URL (so equal dates keep one order)."""
+    ordered = newest_first(stories)  # once: every feed takes its entries from it
+    site = make_feed(ordered[:FEED_SIZE], config, "/", config.title, config.description or config.title)
     yield "/", site
     for kind in LIST_KINDS:
         if kind.feed:
-            found = grouped(stories, kind)
+            found = by_term(ordered, kind)
             for slug, name in kind.terms(declared).items():
                 folder = f"{kind.prefix}{slug}/"
-                yield folder, make_feed(found.get(slug, []), config, folder, f"{config.title}: {name}",
+                yield folder, make_feed(found.get(slug, [])[:FEED_SIZE], config, folder, f"{config.title}: {name}",
                                         kind.feed.format(name=name, site=config.title), site.updated)
 
 

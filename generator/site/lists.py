@@ -3,16 +3,16 @@ paginated where the kind is; and the editions the front page shows."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
 import dataclasses
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import groupby
 from typing import Any
 
 from ..content.config import SiteConfig
+from ..render.dates import edition_time
 from ..render.story_view import Term
 from ..render.teaser import Teaser
-from ..render.dates import edition_time
 from .kinds import KINDS, LIST_KINDS, Declared, ListKind, terms_of
 
 
@@ -60,11 +60,16 @@ class Edition:
 
 def grouped(stories: Sequence[Teaser], kind: ListKind) -> dict[str, list[Teaser]]:
     """Each term of this kind that has stories, with its stories, newest first."""
-    by_term: dict[str, list[Teaser]] = {}
-    for story in newest_first(stories):
+    return by_term(newest_first(stories), kind)
+
+
+def by_term(stories: Iterable[Teaser], kind: ListKind) -> dict[str, list[Teaser]]:
+    """Each term of this kind that has stories, with its stories in the order given."""
+    found: dict[str, list[Teaser]] = {}
+    for story in stories:
         for term in terms_of(story, kind):
-            by_term.setdefault(term, []).append(story)
-    return by_term
+            found.setdefault(term, []).append(story)
+    return found
 
 
 def term_names(kind: ListKind, config: SiteConfig, declared: Declared,
