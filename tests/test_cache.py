@@ -167,7 +167,7 @@ VOCABULARY = ("harbour tram council budget vote street lane shelter ridership de
 
 
 KINDS = ["reword", "words", "describe", "updated", "retime", "touch", "draft", "add", "add", "remove", "manifest",
-         "claim", "template", "list-template", "config", "page"]
+         "claim", "template", "list-template", "entry-template", "config", "page"]
 
 
 def _tag(step: int) -> str:
@@ -220,6 +220,11 @@ def _edit(root: Path, rng: random.Random, step: int, kind: str | None = None) ->
         templates = root / "templates"
         templates.mkdir(exist_ok=True)
         (templates / "list.html").write_text(f"<p>list {step}: {{{{ listing.title }}}}</p>\n")
+    elif kind == "entry-template":  # every feed entry's content: the feeds import it
+        templates = root / "templates"
+        templates.mkdir(exist_ok=True)
+        (templates / "_entry.html").write_text(f"{{% macro entry_content(story, full) %}}<p>{{{{ full.title }}}}, take "
+                                               f"{_tag(step)}</p>{{% endmacro %}}\n")
     elif kind == "config":
         toml = root / "content/site.toml"
         toml.write_text(toml.read_text().replace("page_size = ", f"page_size = {1 + step % 3}\n# was ", 1))
