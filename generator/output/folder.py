@@ -20,6 +20,7 @@ from .record import (
     Entry,
     load_record,
     own_folder,
+    same,
     save_record,
     stat_entry,
 )
@@ -72,7 +73,8 @@ class FolderStore:
                                     "makes it again) or choose another folder with --out")
             live = {}
         self.recorded = {path: entry for path, entry in live.items() if entry[0] != CARRIED}
-        self.live = {path: entry for path, entry in self.recorded.items() if _same(self.out, path, entry)}
+        top = f"{self.out}{os.sep}"
+        self.live = {path: entry for path, entry in self.recorded.items() if same(top + path, entry)}
         self.live_folders = self.record.folders(self.out) if live else None  # the live tree's, as last seen
         self.foreign = _foreign(self.out, live, self.live_folders)
         ours = self.record.tree(self.next)
@@ -199,14 +201,6 @@ class FolderStore:
 
     def abort(self) -> None:
         self.lock.release()
-
-
-def _same(out: Path, path: str, entry: Entry) -> bool:
-    try:
-        info = os.stat(os.path.join(out, path), follow_symlinks=False)
-    except OSError:
-        return False
-    return [info.st_size, info.st_mtime_ns, info.st_ino] == entry[1:]
 
 
 def _foreign(top: Path, recorded: Mapping[str, Entry], folders: Mapping[str, int] | None) -> list[str]:

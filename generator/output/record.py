@@ -72,15 +72,18 @@ def intact(out: Path, record: Record, build: str) -> bool:
     files = record.tree(out)
     if files is None or record.build != build:
         return False
-    return all(entry[0] == CARRIED or _same(os.path.join(out, path), entry) for path, entry in files.items())
+    top = f"{out}{os.sep}"
+    return all(entry[0] == CARRIED or same(top + path, entry) for path, entry in files.items())
 
 
-def _same(path: str, entry: Entry) -> bool:
+def same(path: str, entry: Entry) -> bool:
+    """The file at `path` is as its entry records it (same size, time and inode): not edited, replaced or
+    deleted since. Asked of every file of the output: it compares field by field, making no list."""
     try:
         info = os.stat(path, follow_symlinks=False)
     except OSError:
         return False
-    return [info.st_size, info.st_mtime_ns, info.st_ino] == entry[1:]
+    return info.st_size == entry[1] and info.st_mtime_ns == entry[2] and info.st_ino == entry[3]
 
 
 def stat_entry(path: str, digest: str) -> Entry:
