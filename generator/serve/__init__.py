@@ -217,8 +217,9 @@ class Preview:
         for note in notes:
             print(f"{note} (warning)", file=sys.stderr)
         if files:
-            kept = dict(snapshot.files)
+            served = dict(snapshot.files)
             for path in snapshot.search:
-                del kept[path]
-            self.live.replace(snapshot, dataclasses.replace(snapshot, files={**kept, **files}, search=files))
+                del served[path]
+            served.update(files)
+            self.live.replace(snapshot, dataclasses.replace(snapshot, files=served, search=files))
 
