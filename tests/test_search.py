@@ -28,7 +28,7 @@ from generator.site.search import (
     plan_shards,
     shard_size,
 )
-from tests.conftest import build_in_memory
+from tests.conftest import STORY_PATH, build_in_memory, write_tree
 from tests.test_cache import add_story
 
 
@@ -145,6 +145,33 @@ def test_an_edit_indexes_again_only_its_own_shard(site: Path, monkeypatch):
     assert runner.invoke(cli, ["build", "--root", str(site), "--no-search"]).exit_code == 0
     assert (site / "public" / SHARDS).is_file()  # --no-search keeps the index as it was
     assert len(indexed) == 2
+
+
+def _fragments(files: dict[str, bytes], bundle: str) -> list[dict]:
+    """The pages a bundle indexed, as Pagefind keeps them: gzip, a signature, then JSON."""
+    found = []
+    for path, data in files.items():
+        if path.startswith(bundle + "/fragment/"):
+            text = gzip.decompress(data)
+            found.append(json.loads(text[text.index(b"{"):]))
+    return found
+
+
+def test_the_index_holds_the_article_not_the_markers_and_times_around_it(site: Path):
+    story = site / STORY_PATH
+    story.write_text(story.read_text().replace("trust: confirmed", 'trust: confirmed\nauthors: ["ana-lima"]'))
+    write_tree(site, {"content/authors/ana-lima.md": '---\nname: "Ana Lima"\nrole: "City reporter"\n---\n\nCity hall.\n'})
+    result = build_in_memory(site)
+    assert result.ok, result.findings
+    [page] = [page for page in _fragments(result.files, _bundles(result.files)[0])
+              if page["url"] == "/stories/2026-11-21/council-funds-the-quay-street-busway/"]
+    text = page["content"]
+    assert "The council approved a busway budget of 12,500,000 dollars on a 9 to 2 vote." in text
+    assert "By Ana Lima" in text  # a reader may search for the author
+    # what repeats on every story would match every search: the citation markers, the sources, trust and time
+    assert "[1]" not in text and "sources" not in text and "Published" not in text and "Confirmed" not in text
+    assert page["meta"] == {"title": "Council funds the Quay Street busway", "byline": "By Ana Lima",
+                            "trust": "Confirmed", "published": "2026-11-21 10:30 UTC"}
 
 
 def test_the_search_page_reads_the_shard_list(site: Path):

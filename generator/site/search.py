@@ -24,7 +24,9 @@ SHARDS = f"{BUNDLE}/shards.json"
 PAGES_SHARD = "pages"
 SCRIPTS = ("pagefind.js", "pagefind-worker.js", "wasm.")  # what the primary's bundle alone publishes
 UNUSED = ("pagefind-ui.", "pagefind-modular-ui.", "pagefind-component-ui.", "pagefind-highlight.")
-EXCLUDE = ("details.evidence",)  # repeats the ledger's claims under every passage; templates mark the rest
+# Left out of the index wherever a template puts them: the evidence under each passage (it repeats the
+# ledger's claims) and the citation markers ("[1]", in every paragraph); templates mark the rest.
+EXCLUDE = ("details.evidence", "sup.cites")
 NOTE_CODE = "LP901"
 SMALLEST, LARGEST = 16, 128  # a shard's usual number of stories: a power of two between these
 
