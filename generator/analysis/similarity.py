@@ -68,9 +68,9 @@ class Words(NamedTuple):
 
 
 def tokens(text: str, keep: bool = True) -> Words:
-    """The words of `words(text)`, found as the runs of bytes between spaces and punctuation. The last few
-    texts' are kept (`keep`): a story's body is read by its wording check (LP032) and then for its features
-    here, a batch of stories at a time (workers.lockstep)."""
+    """The words of `words(text)`, found as the runs of bytes between spaces and punctuation. The last texts'
+    are kept (`keep`): reading a story, its wording check (LP032) and then its features here find the words
+    of the same body."""
     kept = _KEPT.get(id(text)) if keep else None
     if kept is not None and kept[0] is text:
         return kept[1]
@@ -82,7 +82,7 @@ def tokens(text: str, keep: bool = True) -> Words:
     return found
 
 
-_KEEP = 64  # more than a lockstep batch
+_KEEP = 2  # a story's body, and one more: the read of one story asks for no other text in between
 _KEPT: dict[int, tuple[str, Words]] = {}  # id of a text -> (the text, its words)
 
 
