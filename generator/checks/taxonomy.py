@@ -9,7 +9,7 @@ from ..content.models import Page, Story
 from . import SiteIndex, rule
 
 # What a build writes at the top of the output folder besides plain pages: a page there would collide with it
-# (tests/checks/test_taxonomy.py holds this to a real build's output).
+# (tests/test_no_traceback.py holds this to a real build's output).
 GENERATED_FILES = frozenset({"index.html", "404.html", "feed.xml", "feed.json", "sitemap.xml", "news-sitemap.xml",
                              "robots.txt", "stories.json", "style.css", "favicon.svg"})
 GENERATED_FOLDERS = frozenset({"stories", "editions", "newsrooms", "beats", "manifests", "schema", "search",
