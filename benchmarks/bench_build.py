@@ -7,9 +7,10 @@ Each N gets a deterministic corpus (benchmarks/corpus.py, ~1,200-word stories). 
 public/ and no .ledgerpress-cache/; a no-op build changes nothing; a one-edit build first rewrites one
 sentence of one story (the first after a cold build also links every unchanged file into the output's
 second tree), and the next one another story's. Every run goes through /usr/bin/time -v for the wall time
-and peak memory (the largest single process). Without --search the builds run --no-search (the default
-build, search included, is timed against Hugo + Pagefind by bench_others.py). Timings are printed, never
-asserted.
+and the peak RSS of the largest single process, while a thread samples the Pss summed over the whole
+process tree (workers and Pagefind included, pss.py). Without --search the builds run --no-search (the
+default build, search included, is timed against Hugo + Pagefind by bench_others.py). Timings are printed,
+never asserted.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import write_corpus  # noqa: E402
+from pss import PeakPss  # noqa: E402
 
 TIME = "/usr/bin/time"
 LOOP = "x = 0\nfor i in range(5_000_000): x += i * i % 7"  # how fast this machine is just now: it drifts
@@ -35,18 +37,21 @@ REPO = Path(__file__).resolve().parent.parent
 
 
 class Run(NamedTuple):
-    """One timed run: wall seconds, peak RSS of its largest process in MB, and the CPU seconds it and its
-    children used, in user space and in the kernel (file creation shows there)."""
+    """One timed run: wall seconds, peak RSS of its largest process in MB, the CPU seconds it and its
+    children used, in user space and in the kernel (file creation shows there), and the peak Pss of its
+    whole process tree in MB."""
 
     wall: float
     peak: int
     user: float
     system: float
+    tree: float = 0.0
 
 
 def timed(command: list[str], cwd: Path | None = None) -> Run:
     """One run of command (in folder cwd) under /usr/bin/time -v."""
-    done = subprocess.run([TIME, "-v", *command], capture_output=True, text=True, cwd=cwd)
+    with PeakPss() as pss:
+        done = subprocess.run([TIME, "-v", *command], capture_output=True, text=True, cwd=cwd)
     if done.returncode != 0:
         raise SystemExit(f"{' '.join(command)} failed:\n{done.stderr[-3000:]}")
     wall = re.search(r"Elapsed \(wall clock\) time.*: (?:(\d+):)?(\d+):([\d.]+)", done.stderr)
@@ -54,7 +59,7 @@ def timed(command: list[str], cwd: Path | None = None) -> Run:
     peak = int(re.search(r"Maximum resident set size \(kbytes\): (\d+)", done.stderr)[1])
     user, system = (float(re.search(rf"{name} time \(seconds\): ([\d.]+)", done.stderr)[1])
                     for name in ("User", "System"))
-    return Run(hours * 3600 + minutes * 60 + seconds, peak // 1024, user, system)
+    return Run(hours * 3600 + minutes * 60 + seconds, peak // 1024, user, system, pss.peak)
 
 
 def corpus(work: Path, count: int) -> Path:
@@ -96,7 +101,7 @@ def _letters(number: int) -> str:
     return word
 
 
-def measure(site: Path, runs: int, jobs: int | None, search: bool) -> dict[str, tuple[float, int]]:
+def measure(site: Path, runs: int, jobs: int | None, search: bool) -> dict[str, tuple[float, int, float]]:
     command = [sys.executable, "-m", "generator", "build", "--root", str(site)]
     command += [] if search else ["--no-search"]
     command += ["--jobs", str(jobs)] if jobs else []
@@ -109,8 +114,8 @@ def measure(site: Path, runs: int, jobs: int | None, search: bool) -> dict[str, 
         rows["one edit"].append(timed(command))
         edit_one(site, run + 25)  # another story: an editor's next save, the output's second tree in place
         rows["next edit"].append(timed(command))
-    return {name: (statistics.median(run.wall for run in found), max(run.peak for run in found))
-            for name, found in rows.items()}
+    return {name: (statistics.median(run.wall for run in found), max(run.peak for run in found),
+                   max(run.tree for run in found)) for name, found in rows.items()}
 
 
 def profile(site: Path) -> None:
@@ -140,15 +145,18 @@ def main() -> None:
         for size in args.sizes:
             profile(corpus(args.work, size))
         return
-    print("| stories | cold build | no-op rebuild | one-story rebuild | the next one | peak memory | calibration |")
-    print("|---:|---:|---:|---:|---:|---:|---:|")
+    print("| stories | cold build | no-op rebuild | one-story rebuild | the next one | peak memory, largest process "
+          "| peak Pss, tree | calibration |")
+    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
     for size in args.sizes:
         site = corpus(args.work, size)
         before = calibration()
         found = measure(site, args.runs, args.jobs, args.search)
-        peak = max(memory for _, memory in found.values())
+        peak = max(memory for _, memory, _ in found.values())
+        tree = max(memory for _, _, memory in found.values())
         print(f"| {size:,} | {found['cold'][0]:.2f} s | {found['no-op'][0]:.2f} s | {found['one edit'][0]:.2f} s "
-              f"| {found['next edit'][0]:.2f} s | {peak} MB | {before:.2f} → {calibration():.2f} s |", flush=True)
+              f"| {found['next edit'][0]:.2f} s | {peak} MB | {tree:,.0f} MB | {before:.2f} → {calibration():.2f} s |",
+              flush=True)
 
 
 if __name__ == "__main__":
