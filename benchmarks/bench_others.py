@@ -74,7 +74,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_build import REPO, Run, calibration, timed  # noqa: E402
 from corpus import write_corpus  # noqa: E402
 from others_convert import convert  # noqa: E402
-from pss import PeakPss  # noqa: E402
 
 FAMILIES = ("hugo", "pelican", "ours")
 
@@ -141,9 +140,8 @@ def tools(base: Path, hugo: Path, venv: Path, pagefind: Path) -> list[Tool]:
 
 
 def sampled(command: list[str], cwd: Path) -> Cold:
-    with PeakPss() as peak:
-        run = timed(command, cwd=cwd)
-    return Cold(run, peak.peak)
+    run = timed(command, cwd=cwd)  # with the peak Pss of the command's whole tree
+    return Cold(run, run.tree)
 
 
 def count_files(folder: Path) -> int:
