@@ -68,7 +68,6 @@ import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_build import REPO, Run, calibration, timed  # noqa: E402
@@ -91,13 +90,6 @@ class Tool:
     story_pages: str  # glob under output
     needs: tuple[Path, ...]
     index: str = ""
-
-
-class Cold(NamedTuple):
-    """One timed run and the largest Pss its process tree held at once, in MB."""
-
-    run: Run
-    pss: float
 
 
 def hugo_binary(venv: Path) -> Path:
@@ -139,11 +131,6 @@ def tools(base: Path, hugo: Path, venv: Path, pagefind: Path) -> list[Tool]:
                  "pagefind/shards.json")]
 
 
-def sampled(command: list[str], cwd: Path) -> Cold:
-    run = timed(command, cwd=cwd)  # with the peak Pss of the command's whole tree
-    return Cold(run, run.tree)
-
-
 def count_files(folder: Path) -> int:
     return sum(len(files) for _, _, files in os.walk(folder))
 
@@ -159,10 +146,10 @@ def outputs(tool: Tool, stories: int) -> tuple[int, int]:
     return count_files(tool.output), sum(len(os.listdir(page.parent)) for page in pages)
 
 
-def cold_run(tool: Tool) -> Cold:
+def cold_run(tool: Tool) -> Run:
     for folder in (tool.output, *tool.scratch):
         shutil.rmtree(folder, ignore_errors=True)
-    return sampled(tool.command, tool.cwd)
+    return timed(tool.command, cwd=tool.cwd)
 
 
 def reword(site: Path, round_: int) -> str:
@@ -185,18 +172,18 @@ def indexed(public: Path, word: str) -> bool:
                for path in public.glob("pagefind/*/fragment/*.pf_fragment"))
 
 
-def one_edit(tool: Tool, round_: int) -> Cold:
+def one_edit(tool: Tool, round_: int) -> Run:
     """The default build again after one story's sentence is reworded; stops unless the index has the edit."""
     word = reword(tool.output.parent, round_)
-    found = sampled(tool.command, tool.cwd)
+    found = timed(tool.command, cwd=tool.cwd)
     if not indexed(tool.output, word):
         raise SystemExit(f"after the one-edit rebuild the search index lacks the new word {word!r}")
     return found
 
 
-def measure(chosen: list[Tool], runs: int, stories: int, edit: bool) -> tuple[dict, dict, list[Cold]]:
+def measure(chosen: list[Tool], runs: int, stories: int, edit: bool) -> tuple[dict, dict, list[Run]]:
     """Each tool's runs, taking turns; the files of each tool's last run; one-edit rebuilds after ours-search."""
-    found: dict[str, list[Cold]] = {tool.name: [] for tool in chosen}
+    found: dict[str, list[Run]] = {tool.name: [] for tool in chosen}
     files: dict[str, tuple[int, int]] = {}
     edits = []
     for round_ in range(runs):
@@ -226,33 +213,33 @@ def filesystem(folder: Path) -> str:
     return f"{kind} mounted at {mount}"
 
 
-def report(runs: dict[str, list[Cold]], files: dict[str, tuple[int, int]], edits: list[Cold]) -> None:
+def report(runs: dict[str, list[Run]], files: dict[str, tuple[int, int]], edits: list[Run]) -> None:
     print("| tool | cold median | min–max | CPU user+sys | user CPU | system CPU | peak PSS MB, tree | "
           "peak RSS MB, largest process | files written | story files |")
     print("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     medians = {}
     for name, found in runs.items():
-        walls = [cold.run.wall for cold in found]
+        walls = [run.wall for run in found]
         medians[name] = statistics.median(walls)
         print(f"| {name} | {medians[name]:.2f} s | {min(walls):.2f}–{max(walls):.2f} s "
-              f"| {statistics.median(cold.run.user + cold.run.system for cold in found):.2f} s "
-              f"| {statistics.median(cold.run.user for cold in found):.2f} s "
-              f"| {statistics.median(cold.run.system for cold in found):.2f} s "
-              f"| {statistics.median(cold.pss for cold in found):,.0f} | {max(cold.run.peak for cold in found):,} "
+              f"| {statistics.median(run.user + run.system for run in found):.2f} s "
+              f"| {statistics.median(run.user for run in found):.2f} s "
+              f"| {statistics.median(run.system for run in found):.2f} s "
+              f"| {statistics.median(run.tree for run in found):,.0f} | {max(run.peak for run in found):,} "
               f"| {files[name][0]:,} | {files[name][1]:,} |")
     print()
     for top, bottom, target in (("ours-search", "hugo-search", "at most 1"), ("ours", "hugo-multi", "at most 1"),
                                 ("pelican", "ours", "at least 3")):
         if {top, bottom} <= medians.keys():
-            rounds = [a.run.wall / b.run.wall for a, b in zip(runs[top], runs[bottom])]
+            rounds = [a.wall / b.wall for a, b in zip(runs[top], runs[bottom])]
             print(f"{top} / {bottom}: {medians[top] / medians[bottom]:.2f} ({target}); round by round "
                   f"{', '.join(f'{ratio:.2f}' for ratio in rounds)}, median {statistics.median(rounds):.2f}")
     if edits:
-        walls = [cold.run.wall for cold in edits]
+        walls = [run.wall for run in edits]
         print(f"\nours-search, one story reworded, default build again: median {statistics.median(walls):.2f} s "
               f"({', '.join(f'{wall:.2f}' for wall in walls)}), CPU user+sys "
-              f"{statistics.median(cold.run.user + cold.run.system for cold in edits):.2f} s, peak PSS "
-              f"{statistics.median(cold.pss for cold in edits):,.0f} MB; the index held each new word")
+              f"{statistics.median(run.user + run.system for run in edits):.2f} s, peak PSS "
+              f"{statistics.median(run.tree for run in edits):,.0f} MB; the index held each new word")
 
 
 def chosen_tools(only: str, every: list[Tool]) -> list[Tool]:
