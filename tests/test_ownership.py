@@ -155,6 +155,19 @@ def test_a_file_edited_or_deleted_in_public_is_repaired(demo: Path, tmp_path: Pa
     assert tree(public) == cold(demo, tmp_path)
 
 
+def test_a_file_edited_in_place_is_repaired_in_the_tree_linked_to_it_too(demo: Path, tmp_path: Path):
+    """After a second build, the tree beside public/ holds hard links to most of its files: writing into one
+    of them in place changes both, and the next build must not take the other tree's copy as intact."""
+    assert build(demo).returncode == 0
+    mark_story(demo)
+    assert build(demo).returncode == 0
+    public = demo / "public"
+    with open(public / "index.html", "a") as page:  # in place: the same inode
+        page.write("defaced")
+    assert build(demo).returncode == 0
+    assert tree(public) == cold(demo, tmp_path)
+
+
 def test_a_story_edited_and_undone_around_a_build_never_leaves_stale_pages(demo: Path, tmp_path: Path):
     """The story changes after the build has looked at the site and before it reads the story, and changes
     back after: the next build must not take the old look for what it rendered."""

@@ -81,7 +81,9 @@ class FolderStore:
         if ours is None or not self.out.exists():
             shutil.rmtree(self.next, ignore_errors=True)
             ours = {}
-        self.made = {path: entry for path, entry in ours.items() if entry[0] != CARRIED}
+        # A file of the next tree linked to a live file edited in place since (the same inode) was edited too.
+        self.made = {path: entry for path, entry in ours.items() if entry[0] != CARRIED
+                     and (path in self.live or path not in self.recorded or self.recorded[path][3] != entry[3])}
         self.carried = {path for path, entry in ours.items() if entry[0] == CARRIED}
         self.next.mkdir(exist_ok=True)
         self.record.trees[str(os.stat(self.next).st_ino)] = None  # being changed: not to be trusted if we stop
