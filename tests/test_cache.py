@@ -230,6 +230,23 @@ def _edit(root: Path, rng: random.Random, step: int, kind: str | None = None) ->
         toml.write_text(toml.read_text().replace("page_size = ", f"page_size = {1 + step % 3}\n# was ", 1))
     elif kind == "page":
         (root / "content/pages/about.md").write_text(f"---\ntitle: About {step}\n---\nHello {step}.\n")
+    elif kind == "deface":
+        deface(root / "public", rng)
+
+
+def deface(public: Path, rng: random.Random) -> None:
+    """A file the build wrote, changed by hand: written into in place (the same inode, which the tree beside
+    public/ may share with it), replaced by another file, or deleted. The next build must put it back."""
+    path = rng.choice(sorted(p for p in public.rglob("*") if p.is_file()))
+    how = rng.choice(["in place", "replaced", "deleted"])
+    if how == "in place":
+        with open(path, "ab") as file:
+            file.write(b"defaced")
+    elif how == "replaced":
+        path.with_name(path.name + ".new").write_bytes(b"defaced")
+        path.with_name(path.name + ".new").replace(path)
+    else:
+        path.unlink()
 
 
 def add_story(root: Path, rng: random.Random, step: int) -> None:
@@ -251,7 +268,7 @@ def test_random_edits_give_the_same_bytes_as_a_cold_build(site: Path, tmp_path: 
     build(site)
     kinds = []
     for step in range(8):
-        kinds.append(rng.choice(KINDS))
+        kinds.append(rng.choice([*KINDS, "deface", "deface"]))
         _edit(site, rng, step, kinds[-1])
         build(site)
         cold = tmp_path / f"cold-{step}"
