@@ -155,6 +155,42 @@ def test_a_file_edited_or_deleted_in_public_is_repaired(demo: Path, tmp_path: Pa
     assert tree(public) == cold(demo, tmp_path)
 
 
+def _stand_in(public: Path, shape: str, elsewhere: Path) -> None:
+    """Something of the user's put where the build puts its own files, in one of three shapes."""
+    if shape == "a link to a folder elsewhere in place of a folder":
+        shutil.rmtree(public / "images")
+        (public / "images").symlink_to(elsewhere, target_is_directory=True)
+    elif shape == "a file in place of a folder":
+        shutil.rmtree(public / "about")
+        (public / "about").write_text("mine\n")
+    else:  # a folder in place of a file
+        (public / "robots.txt").unlink()
+        (public / "robots.txt").mkdir()
+        (public / "robots.txt" / "notes.txt").write_text("mine\n")
+
+
+@pytest.mark.parametrize("shape", ["a link to a folder elsewhere in place of a folder", "a file in place of a folder",
+                                   "a folder in place of a file"])
+def test_a_file_or_link_of_the_user_where_the_build_writes_is_refused_not_replaced(demo: Path, tmp_path: Path,
+                                                                                  shape: str):
+    """The build would have to replace it (or write through the link, outside the output folder): it stops and
+    says so, whichever tree the stand-in is in, and leaves it and the folder a link points to as they were."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "mine.txt").write_text("mine\n")
+    assert build(demo).returncode == 0
+    mark_story(demo)
+    assert build(demo).returncode == 0
+    public = demo / "public"
+    _stand_in(public, shape, elsewhere)
+    before, outside = tree(public), tree(elsewhere)
+    for _ in range(2):
+        done = build(demo)
+        assert done.returncode != 0 and "Traceback" not in done.stderr, done.stderr
+        assert "was not written by ledgerpress" in done.stderr
+        assert tree(public) == before and tree(elsewhere) == outside
+
+
 def test_a_file_edited_in_place_is_repaired_in_the_tree_linked_to_it_too(demo: Path, tmp_path: Path):
     """After a second build, the tree beside public/ holds hard links to most of its files: writing into one
     of them in place changes both, and the next build must not take the other tree's copy as intact."""

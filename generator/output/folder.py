@@ -170,7 +170,7 @@ class FolderStore:
         return stat_entry(os.path.join(self.next, path), code)
 
     def _complete(self, outputs: Mapping[str, str]) -> CommitStats:
-        clash = sorted(set(self.foreign) & set(outputs))
+        clash = _clashes(self.foreign, outputs)
         if clash:
             raise OutputRefused(f"{self.out / clash[0]} was not written by ledgerpress and the build would replace "
                                 f"it ({len(clash)} such file{'s' * (len(clash) != 1)}): move it out of {self.out.name}/")
@@ -227,6 +227,16 @@ def _foreign(top: Path, recorded: Mapping[str, Entry], folders: Mapping[str, int
             elif relative not in recorded:
                 found.append(relative)
     return sorted(set(found))
+
+
+def _clashes(foreign: list[str], outputs: Mapping[str, str]) -> list[str]:
+    """The files put there by hand (a link counts as a file) that stand where the build puts its own: at an
+    output's path, at a folder holding outputs, or inside a folder where an output is a file."""
+    if not foreign:
+        return []
+    folders = {path[:at] for path in outputs for at, char in enumerate(path) if char == "/"}
+    return sorted(path for path in foreign if path in outputs or path in folders
+                  or any(path[:at] in outputs for at, char in enumerate(path) if char == "/"))
 
 
 def _folder_times(top: Path, files: Mapping[str, Entry]) -> dict[str, int]:
