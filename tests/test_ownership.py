@@ -143,6 +143,48 @@ def test_build_into_the_file_system_root_is_refused(demo: Path, tmp_path: Path):
         shutil.rmtree(site, ignore_errors=True)
 
 
+def test_an_output_path_or_its_record_folder_that_is_not_a_folder_is_refused(demo: Path, tmp_path: Path):
+    out = demo / "public"
+    out.write_text("mine\n")
+    done = build(demo)
+    assert done.returncode != 0 and "is a file, not a folder" in done.stderr and "Traceback" not in done.stderr
+    assert out.read_text() == "mine\n"
+    out.unlink()
+    assert build(demo).returncode == 0
+    own = demo / ".public.ledgerpress"
+    shutil.move(own, tmp_path / "own")
+    for stand_in in ("file", "link"):
+        if stand_in == "file":
+            own.write_text("mine\n")
+        else:
+            own.unlink()
+            own.symlink_to(tmp_path / "own", target_is_directory=True)
+        mark_story(demo)
+        before = tree(demo / "public")
+        done = build(demo)
+        assert done.returncode != 0 and "is in the way" in done.stderr and "Traceback" not in done.stderr
+        assert tree(demo / "public") == before
+
+
+def test_a_disk_that_refuses_a_write_leaves_public_as_it_was(demo: Path, monkeypatch: pytest.MonkeyPatch):
+    from click.testing import CliRunner
+
+    from generator.cli import cli
+    from generator.output import folder
+
+    assert build(demo).returncode == 0
+    before = tree(demo / "public")
+    mark_story(demo)
+
+    def full(path: str, data: bytes) -> None:
+        raise OSError(28, "No space left on device", path)
+
+    monkeypatch.setattr(folder, "_write", full)
+    done = CliRunner().invoke(cli, ["build", "--root", str(demo), "--no-search"])
+    assert done.exit_code == 1 and "No space left on device; public/ left as it was" in done.output, done.output
+    assert tree(demo / "public") == before
+
+
 # --- 2. public/ is never stale ------------------------------------------------------------------------------
 
 

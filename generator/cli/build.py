@@ -94,6 +94,8 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
         store = FolderStore(target, root, state.build)
     except (OutputRefused, Locked) as err:
         raise click.ClickException(str(err)) from None
+    except OSError as err:
+        raise click.ClickException(_unwritable(err, target)) from None
     try:
         with Progress() as progress:
             result = build_site(root, store, options, memo, digests, progress, (memo_key, state.key))
@@ -104,6 +106,8 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
         stats = store.commit(result.outputs)
     except OutputRefused as err:
         raise click.ClickException(str(err)) from None
+    except OSError as err:  # the engine reports what it cannot read as findings: this is what it could not write
+        raise click.ClickException(_unwritable(err, target)) from None
     finally:
         store.abort()  # (the lock, if commit() has not let go of it)
     state.inputs = settle(state.inputs)  # what changed while the build ran is read again by the next one
@@ -121,6 +125,11 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
     if result.scheduled:
         click.echo(scheduled_line(result.scheduled), err=True)
     click.echo(_built_line(state.summary, time.perf_counter() - started, target), err=True)
+
+
+def _unwritable(err: OSError, target: Path) -> str:
+    where = err.filename or target
+    return f"cannot write {where}: {err.strerror or err}; {target.name}/ left as it was"
 
 
 def scheduled_line(scheduled: list[tuple[str, str, dt.datetime]]) -> str:

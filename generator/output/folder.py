@@ -43,6 +43,12 @@ def check_target(out: Path, root: Path) -> None:
     for inputs in (root / "content", root / "templates", root / ".ledgerpress-cache"):
         if out == inputs or inputs in out.parents:
             raise OutputRefused(f"refusing to write the site into {out}: it is inside {inputs.name}/")
+    if out.exists() and not out.is_dir():
+        raise OutputRefused(f"{out} is a file, not a folder: move it, or choose another folder with --out")
+    own = own_folder(out)
+    if own.is_symlink() or own.exists() and not own.is_dir():  # a link would take the second tree elsewhere
+        raise OutputRefused(f"{own} is in the way: ledgerpress keeps the record and the second tree of "
+                            f"{out.name}/ in a folder of that name; move it")
 
 
 class FolderStore:
