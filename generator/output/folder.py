@@ -9,7 +9,7 @@ import contextlib
 import errno
 import os
 import shutil
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 
 from ..content.layout import file_digest
@@ -240,21 +240,26 @@ def _clashes(foreign: list[str], outputs: Mapping[str, str]) -> list[str]:
     output's path, at a folder holding outputs, or inside a folder where an output is a file."""
     if not foreign:
         return []
-    folders = {path[:at] for path in outputs for at, char in enumerate(path) if char == "/"}
+    folders = _folders(outputs)
     return sorted(path for path in foreign if path in outputs or path in folders
-                  or any(path[:at] in outputs for at, char in enumerate(path) if char == "/"))
+                  or any(folder in outputs for folder in _folders([path])))
 
 
-def _folder_times(top: Path, files: Mapping[str, Entry]) -> dict[str, int]:
-    """The modification time of every folder holding a recorded file, by its path below top ('' for top)."""
+def _folders(paths: Iterable[str]) -> set[str]:
+    """Every folder holding one of these files, by its path below the top ('' for the top)."""
     folders = {""}
-    for path in files:
+    for path in paths:
         folder = path.rpartition("/")[0]
         while folder not in folders:  # its parents are there already if it is
             folders.add(folder)
             folder = folder.rpartition("/")[0]
+    return folders
+
+
+def _folder_times(top: Path, files: Mapping[str, Entry]) -> dict[str, int]:
+    """The modification time of every folder holding a recorded file, by its path below top ('' for top)."""
     times = {}
-    for folder in folders:
+    for folder in _folders(files):
         with contextlib.suppress(OSError):
             times[folder] = os.stat(os.path.join(top, folder), follow_symlinks=False).st_mtime_ns
     return times
