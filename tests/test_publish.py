@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import shutil
 import socket
 import subprocess
 import sys
@@ -127,6 +128,24 @@ def test_refuses_a_destination_inside_public_or_holding_nothing_of_the_site(site
     result = run("publish", home, "--root", site)
     assert result.exit_code == 1 and "ledgerpress did not publish" in result.output
     assert tree(home) == {"notes.txt": b"mine", "photos/cat.jpg": b"meow"}
+
+
+@pytest.mark.parametrize("shape", ["a file in place of a folder", "a folder in place of a file"])
+def test_a_file_or_folder_of_someone_else_where_the_site_needs_the_other_is_refused(site: Path, tmp_path: Path,
+                                                                                      shape: str):
+    dest = tmp_path / "www"
+    build(site)
+    assert run("publish", dest, "--root", site).exit_code == 0
+    if shape == "a file in place of a folder":
+        shutil.rmtree(dest / "about")
+        (dest / "about").write_text("mine")
+    else:
+        (dest / "robots.txt").unlink()
+        write_tree(dest, {"robots.txt/notes.txt": "mine"})
+    before = tree(dest)
+    result = run("publish", dest, "--root", site)
+    assert result.exit_code == 1 and "was not published by ledgerpress and would be replaced" in result.output
+    assert tree(dest) == before
 
 
 def test_upload_order_and_cache_headers():

@@ -9,7 +9,7 @@ import contextlib
 import errno
 import os
 import shutil
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Collection, Iterable, Iterator, Mapping
 from pathlib import Path
 
 from ..content.layout import file_digest
@@ -176,7 +176,7 @@ class FolderStore:
         return stat_entry(os.path.join(self.next, path), code)
 
     def _complete(self, outputs: Mapping[str, str]) -> CommitStats:
-        clash = _clashes(self.foreign, outputs)
+        clash = sorted({*outputs.keys() & set(self.foreign), *in_the_way(self.foreign, outputs)})
         if clash:
             raise OutputRefused(f"{self.out / clash[0]} was not written by ledgerpress and the build would replace "
                                 f"it ({len(clash)} such file{'s' * (len(clash) != 1)}): move it out of {self.out.name}/")
@@ -235,14 +235,13 @@ def _foreign(top: Path, recorded: Mapping[str, Entry], folders: Mapping[str, int
     return sorted(set(found))
 
 
-def _clashes(foreign: list[str], outputs: Mapping[str, str]) -> list[str]:
-    """The files put there by hand (a link counts as a file) that stand where the build puts its own: at an
-    output's path, at a folder holding outputs, or inside a folder where an output is a file."""
-    if not foreign:
+def in_the_way(paths: Collection[str], outputs: Collection[str]) -> list[str]:
+    """Those of `paths` (files, or links) that stand where `outputs` need a folder or a file: at a folder holding
+    outputs, or inside a folder where an output is a file."""
+    if not paths:
         return []
     folders = _folders(outputs)
-    return sorted(path for path in foreign if path in outputs or path in folders
-                  or any(folder in outputs for folder in _folders([path])))
+    return sorted(path for path in paths if path in folders or any(folder in outputs for folder in _folders([path])))
 
 
 def _folders(paths: Iterable[str]) -> set[str]:

@@ -8,6 +8,7 @@ import os
 import shutil
 from pathlib import Path
 
+from ..output.folder import in_the_way
 from ..output.switch import exchange
 from . import MANIFEST, Item, Plan, PublishError, sha256
 
@@ -50,7 +51,8 @@ class FolderTarget:
             raise PublishError(f"{self.dest} holds {len(present)} file{'s' * (len(present) != 1)} that ledgerpress did "
                                "not publish: publish into an empty folder, or one ledgerpress published to before")
         foreign = sorted(rel for rel in present if rel not in self.ours and rel != MANIFEST)
-        clash = [rel for rel in foreign if rel in local and sha256(self.dest / rel) != local[rel].sha256]
+        clash = sorted({*(rel for rel in foreign if rel in local and sha256(self.dest / rel) != local[rel].sha256),
+                        *in_the_way(foreign, local)})
         if clash:
             raise PublishError(f"{self.dest / clash[0]} was not published by ledgerpress and would be replaced "
                                f"({len(clash)} such file{'s' * (len(clash) != 1)}): move it, or publish elsewhere")
