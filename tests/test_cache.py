@@ -162,6 +162,23 @@ def test_a_damaged_or_foreign_cache_is_ignored(site: Path, damage: bytes):
     assert listing(site / "public") == expected
 
 
+def test_a_cache_that_cannot_be_saved_is_a_warning_and_the_site_is_built(site: Path):
+    """A file in the way of .ledgerpress-cache/ (or a full disk): the site is built and committed all the same,
+    and each build reads everything again until the cache can be saved."""
+    build(site)
+    shutil.rmtree(site / CACHE_DIR)
+    (site / CACHE_DIR).write_text("mine\n")
+    _edit(site, random.Random(0), 1, "describe")
+    said = build(site)
+    assert "warning: the build cache could not be saved" in said and "built 1 story" in said
+    cold = listing(site / "public")
+    assert "Step b:" in cold["stories.json"].decode()
+    assert "warning: the build cache could not be saved" in build(site)
+    (site / CACHE_DIR).unlink()
+    build(site)
+    assert "up to date" in build(site) and listing(site / "public") == cold
+
+
 VOCABULARY = ("harbour tram council budget vote street lane shelter ridership delay crew trench survey "
               "contract traffic signal corridor shop parking design hearing plan timber bridge river").split()
 

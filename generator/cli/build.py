@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 import click
 
 from .. import __version__
-from ..content.layout import key_of
+from ..content.layout import CACHE_DIR, key_of
 from ..engine.state import (
     State,
     code_digest,
@@ -119,9 +119,13 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
                      "scheduled": len(result.scheduled), "next_due": int(due[2].timestamp()) if due else 0,
                      "newest": int(result.newest.timestamp()) if result.newest else 0}
     state.warnings = [*state.warnings, *([scheduled_line(result.scheduled)] if result.scheduled else [])]
-    save_state(root, state)
-    if result.memo is not None:
-        save_memo(root, result.memo)
+    try:
+        save_state(root, state)
+        if result.memo is not None:
+            save_memo(root, result.memo)
+    except OSError as err:  # the site is built: only the next build's head start is lost
+        click.echo(f"warning: the build cache could not be saved ({err.filename or CACHE_DIR}: "
+                   f"{err.strerror or err}): the next build reads and renders everything again", err=True)
     if result.scheduled:
         click.echo(scheduled_line(result.scheduled), err=True)
     click.echo(_built_line(state.summary, time.perf_counter() - started, target), err=True)
