@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 from pathlib import Path
 
 import jsonschema
 import pytest
 import yaml
 
+from generator.content.limits import MAX_INPUT_BYTES
 from tests.conftest import build_in_memory
 
 REPO = Path(__file__).resolve().parent.parent
@@ -117,6 +119,27 @@ def test_broken_template_is_a_finding_not_a_traceback(site: Path):
     (site / "templates" / "story.md").write_text("{{ story.no_such_field }}\n")
     result = build_in_memory(site)
     assert not result.ok and result.files == {}
+    assert [(f.path, f.code) for f in result.findings] == [("templates/story.md", "LP900")]
+
+
+@pytest.mark.parametrize("shape", ["a link in a loop", "a FIFO", "a link to a device", "too large"])
+def test_a_template_that_cannot_be_read_is_a_finding_not_a_hang_or_a_traceback(site: Path, shape: str):
+    """Every file of templates/ is read when a build starts: only as a regular file, without blocking, and no
+    more than an input may hold; one that cannot be read fails the build only if a page uses it."""
+    templates = site / "templates"
+    templates.mkdir()
+    page = templates / "story.md"
+    if shape == "a link in a loop":
+        page.symlink_to("story.md")
+    elif shape == "a FIFO":
+        os.mkfifo(page)
+    elif shape == "a link to a device":
+        page.symlink_to("/dev/zero")
+    else:
+        with open(page, "wb") as file:
+            file.truncate(MAX_INPUT_BYTES + 1)
+    os.mkfifo(templates / "unused.html")
+    result = build_in_memory(site, search=False)
     assert [(f.path, f.code) for f in result.findings] == [("templates/story.md", "LP900")]
 
 

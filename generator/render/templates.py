@@ -27,7 +27,8 @@ from markupsafe import Markup
 from ..content.config import SiteConfig
 from ..content.findings import Finding
 from ..content.layout import key_of, template_dirs
-from ..content.source import is_utf8
+from ..content.limits import MAX_INPUT_BYTES
+from ..content.source import is_utf8, read_bounded
 from .dates import ReaderDates, edition_time, unbroken
 from .formats import (
     json_ld,
@@ -73,8 +74,11 @@ class TemplateSet(BaseLoader):
                     relative = os.path.relpath(path, folder).replace(os.sep, "/")
                     if not is_utf8(relative):  # no template can name it, nor a digest or a record hold it
                         raise TemplateSyntaxError("the file name is not UTF-8", 1, relative, path)
-                    with open(path, "rb") as source:
-                        data = source.read()
+                    data, problems = read_bounded(path, relative, MAX_INPUT_BYTES)
+                    if data is None:  # a link in a loop, a FIFO, a device: reported if a page uses it
+                        self.sources[relative] = ("", path)
+                        self._broken[relative] = f"the template {problems[0].message}"
+                        continue
                     try:
                         self.sources[relative] = (data.decode("utf-8"), path)
                     except UnicodeDecodeError as err:  # reported if a page uses it (it may be an image)
@@ -245,8 +249,11 @@ def template_finding(root: Path, err: TemplateError) -> Finding:
         dirs = [str(path.resolve()) for path in template_dirs(root)]
         frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.startswith(tuple(dirs))]
         name, line = (frames[-1].filename, frames[-1].lineno) if frames else ("templates", 1)
-    try:
-        shown = Path(name).resolve().relative_to(root.resolve()).as_posix()
-    except ValueError:
-        shown = str(name)
+    shown = str(name)
+    for top in (root, root.resolve()):  # the template's own path: a link in templates/ is shown, not followed
+        try:
+            shown = Path(os.path.abspath(name)).relative_to(top).as_posix()
+            break
+        except ValueError:
+            continue
     return Finding(shown, line or 1, 1, "LP900", f"template error: {err.message or err}")
