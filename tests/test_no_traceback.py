@@ -8,6 +8,7 @@ import json
 import os
 import re
 import resource
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -175,6 +176,16 @@ def test_a_fifo_under_content_does_not_hang_the_build(site: Path):
     except subprocess.TimeoutExpired:
         pytest.fail("the build hung on a FIFO")
     assert done.returncode == 1 and "LP001" in done.stderr
+
+
+@pytest.mark.parametrize("folder", ["stories", "pages"])
+def test_a_file_where_a_folder_of_content_goes_is_an_lp001_not_a_site_without_it(site: Path, folder: str):
+    """A file named content/stories (or pages) left the site without stories (or pages), and check passed."""
+    shutil.rmtree(site / "content" / folder, ignore_errors=True)
+    (site / "content" / folder).write_text("not a folder\n")
+    result = run("check", "--root", str(site))
+    assert result.exit_code == 1
+    assert f"content/{folder}:1:1: LP001 is a file, not a folder: no {folder} are read" in result.output
 
 
 def test_a_file_under_content_whose_name_is_not_utf8_fails_the_build_with_a_finding(site: Path):

@@ -153,13 +153,17 @@ def _unreadable(entry: os.DirEntry, inside: str, dirs: bool) -> str | None:
 
 def top_folder(root: str | Path, name: str, refused: list[Finding] | None) -> tuple[str | None, str]:
     """content/<name> of a site and the real path of its content/ folder; None for the folder when it is a
-    symbolic link to a place outside content/ (with a finding)."""
+    symbolic link to a place outside content/ or not a folder (with a finding)."""
     content = os.path.join(root, "content")
     inside, top = os.path.realpath(content), os.path.join(content, name)
     if os.path.islink(top) and not os.path.realpath(top).startswith(inside + os.sep):
         if refused is not None:
             refused.append(Finding(f"content/{name}", 1, 1, "LP001",
                                    "is a symbolic link to a place outside content/: it is not read"))
+        return None, inside
+    if os.path.lexists(top) and not os.path.isdir(top):  # a stray file of that name: say so, not "no stories"
+        if refused is not None:
+            refused.append(Finding(f"content/{name}", 1, 1, "LP001", f"is a file, not a folder: no {name} are read"))
         return None, inside
     return top, inside
 
