@@ -9,7 +9,7 @@ import contextlib
 import errno
 import os
 import shutil
-from collections.abc import Collection, Iterable, Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 
 from ..content.layout import file_digest
@@ -26,6 +26,7 @@ from .record import (
 )
 from .store import CommitStats, Receipt, check_relative
 from .switch import exchange
+from .tree import folder_times, foreign_files, in_the_way
 
 
 class OutputRefused(Exception):
@@ -82,7 +83,7 @@ class FolderStore:
         top = f"{self.out}{os.sep}"
         self.live = {path: entry for path, entry in self.recorded.items() if same(top + path, entry)}
         self.live_folders = self.record.folders(self.out) if live else None  # the live tree's, as last seen
-        self.foreign = _foreign(self.out, live, self.live_folders)
+        self.foreign = foreign_files(self.out, live, self.live_folders)
         ours = self.record.tree(self.next)
         if ours is None or not self.out.exists():
             shutil.rmtree(self.next, ignore_errors=True)
@@ -155,12 +156,12 @@ class FolderStore:
             self.record.build = self.build
             next_tree = str(os.stat(self.next).st_ino)
             self.record.trees = {next_tree: tree}
-            self.record.dirs = {next_tree: _folder_times(self.next, tree)}
+            self.record.dirs = {next_tree: folder_times(self.next, tree)}
             if self.out.exists():  # what was edited or deleted by hand since is ours still, its bytes unknown
                 live = str(os.stat(self.out).st_ino)
                 self.record.trees[live] = {**{path: self.live.get(path, [UNKNOWN, 0, 0, 0]) for path in self.recorded},
                                            **{path: [CARRIED, 0, 0, 0] for path in self.foreign}}
-                self.record.dirs[live] = self.live_folders or _folder_times(self.out, self.record.trees[live])
+                self.record.dirs[live] = self.live_folders or folder_times(self.out, self.record.trees[live])
             save_record(self.out, self.record)
             self._switch()
             return stats
@@ -209,68 +210,6 @@ class FolderStore:
 
     def abort(self) -> None:
         self.lock.release()
-
-
-def _foreign(top: Path, recorded: Mapping[str, Entry], folders: Mapping[str, int] | None) -> list[str]:
-    """The files below top that ledgerpress did not write: those carried before (still there), and those in a
-    folder whose time moved since the record (a new entry changes it); every file, without a record of folders."""
-    if folders is None:
-        return sorted(path for path in _files(top) if path not in recorded or recorded[path][0] == CARRIED)
-    found = [path for path, entry in recorded.items() if entry[0] == CARRIED and os.path.lexists(os.path.join(top, path))]
-    for folder, when in folders.items():
-        place = os.path.join(top, folder)
-        try:
-            if os.stat(place, follow_symlinks=False).st_mtime_ns == when:
-                continue
-            entries = list(os.scandir(place))
-        except OSError:
-            continue
-        for entry in entries:
-            relative = f"{folder}/{entry.name}" if folder else entry.name
-            if entry.is_dir(follow_symlinks=False):
-                if relative not in folders:
-                    found.extend(f"{relative}/{path}" for path in _files(Path(entry.path)))
-            elif relative not in recorded:
-                found.append(relative)
-    return sorted(set(found))
-
-
-def in_the_way(paths: Collection[str], outputs: Collection[str]) -> list[str]:
-    """Those of `paths` (files, or links) that stand where `outputs` need a folder or a file: at a folder holding
-    outputs, or inside a folder where an output is a file."""
-    if not paths:
-        return []
-    folders = _folders(outputs)
-    return sorted(path for path in paths if path in folders or any(folder in outputs for folder in _folders([path])))
-
-
-def _folders(paths: Iterable[str]) -> set[str]:
-    """Every folder holding one of these files, by its path below the top ('' for the top)."""
-    folders = {""}
-    for path in paths:
-        folder = path.rpartition("/")[0]
-        while folder not in folders:  # its parents are there already if it is
-            folders.add(folder)
-            folder = folder.rpartition("/")[0]
-    return folders
-
-
-def _folder_times(top: Path, files: Mapping[str, Entry]) -> dict[str, int]:
-    """The modification time of every folder holding a recorded file, by its path below top ('' for top)."""
-    times = {}
-    for folder in _folders(files):
-        with contextlib.suppress(OSError):
-            times[folder] = os.stat(os.path.join(top, folder), follow_symlinks=False).st_mtime_ns
-    return times
-
-
-def _files(top: Path) -> Iterator[str]:
-    """Every file (or link) below top, as a relative path with '/'."""
-    for folder, dirs, names in os.walk(top):
-        relative = os.path.relpath(folder, top)
-        prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
-        for name in names:
-            yield prefix + name
 
 
 def _replace(target: str, make) -> None:

@@ -8,8 +8,8 @@ import os
 import shutil
 from pathlib import Path
 
-from ..output.folder import in_the_way
 from ..output.switch import exchange
+from ..output.tree import in_the_way
 from . import MANIFEST, Item, Plan, PublishError, sha256
 
 
