@@ -188,6 +188,15 @@ def test_a_file_where_a_folder_of_content_goes_is_an_lp001_not_a_site_without_it
     assert f"content/{folder}:1:1: LP001 is a file, not a folder: no {folder} are read" in result.output
 
 
+def test_a_site_toml_that_is_not_a_file_is_an_lp001_in_build_and_no_site_a_plain_sentence(site: Path, tmp_path: Path):
+    (site / "content/site.toml").unlink()
+    os.mkfifo(site / "content/site.toml")
+    done = child(site, "build", "--no-search", timeout=8)
+    assert done.returncode == 1 and "content/site.toml:1:1: LP001 is not a regular file (a FIFO)" in done.stderr
+    done = child(tmp_path, "build", "--no-search")
+    assert done.returncode == 1 and "no ledgerpress site in" in done.stderr and "Traceback" not in done.stderr
+
+
 def test_a_file_under_content_whose_name_is_not_utf8_fails_the_build_with_a_finding(site: Path):
     (site / "content/notes").mkdir()
     (site / "content/notes" / os.fsdecode(b"caf\xe9.txt")).write_text("not a story")

@@ -23,7 +23,7 @@ from ..engine.state import (
     settle,
 )
 from ..output.record import intact, load_record
-from .options import ROOT, build_now, counted, finding_line, findings_summary, print_findings
+from .options import ROOT, build_now, counted, finding_line, findings_summary, print_findings, require_site
 
 if TYPE_CHECKING:
     from ..engine.build import Options
@@ -47,9 +47,7 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
     changed since the last build is read and rendered again (--force: everything)."""
     started = time.perf_counter()
     root = root.resolve()  # one spelling of every input's path in the cache, whichever way the root is named
-    if not (root / "content" / "site.toml").is_file():
-        raise click.ClickException(f"no site at {root}: content/site.toml is missing "
-                                   "(start a site with `ledgerpress init`, or point --root at one)")
+    require_site(root)
     now = build_now(now_given)
     target = (out or root / "public").resolve()
     key = options_key(__version__, drafts=drafts, base_url=base_url, out=target)

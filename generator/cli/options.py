@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,8 +54,9 @@ def detail(message: str) -> None:
 
 
 def require_site(root: Path) -> None:
-    """Stop (exit 1) with a plain sentence when root holds no site, before anything reads or writes there."""
-    if not (root / "content" / "site.toml").is_file():
+    """Stop (exit 1) with a plain sentence when root holds no site, before anything reads or writes there (a
+    site.toml that is there but cannot be read is the engine's to report, at its place)."""
+    if not os.path.lexists(root / "content" / "site.toml"):
         where = "this folder" if root == Path(".") else str(root)
         raise click.ClickException(f"no ledgerpress site in {where} (no content/site.toml): "
                                    f"run `ledgerpress init` to start one, or pass --root")
