@@ -34,8 +34,9 @@ class OutputRefused(Exception):
 
 
 def check_target(out: Path, root: Path) -> None:
-    """Refuse an output folder a build must never own: the filesystem root, a home folder, the site itself,
-    a folder holding it, or a folder inside its content/ or templates/."""
+    """Refuse an output folder a build must never own (the filesystem root, a home folder, the site itself, a
+    folder holding it, or a folder inside its content/ or templates/) or cannot (a file, or one whose folder
+    for the record and the second tree is taken by a file or a link)."""
     out, root = out.resolve(), root.resolve()
     home = Path.home().resolve()
     if out == Path(out.anchor) or out == home or out in root.parents or out == root:
