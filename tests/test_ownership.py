@@ -185,6 +185,17 @@ def test_a_disk_that_refuses_a_write_leaves_public_as_it_was(demo: Path, monkeyp
     assert tree(demo / "public") == before
 
 
+def test_a_file_of_the_user_s_is_carried_build_after_build_and_nothing_else_appears(demo: Path, tmp_path: Path):
+    """Carrying it links it again into the second tree, which from the third build on holds a link to the very
+    same file: a rename between two links to one file leaves both names, and the temporary one went live."""
+    assert build(demo).returncode == 0
+    (demo / "public" / "CNAME").write_text("news.example.org\n")
+    for _ in range(4):
+        mark_story(demo)
+        assert build(demo).returncode == 0
+    assert tree(demo / "public") == {**cold(demo, tmp_path), "CNAME": b"news.example.org\n"}
+
+
 # --- 2. public/ is never stale ------------------------------------------------------------------------------
 
 

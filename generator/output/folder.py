@@ -223,6 +223,8 @@ def _replace(target: str, make) -> None:
         os.makedirs(folder, exist_ok=True)
         make(temporary)
     os.replace(temporary, target)
+    with contextlib.suppress(FileNotFoundError):  # a rename between two links to one file leaves both names
+        os.unlink(temporary)
 
 
 def _write(path: str, data: bytes) -> None:
