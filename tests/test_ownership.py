@@ -196,6 +196,55 @@ def test_a_file_of_the_user_s_is_carried_build_after_build_and_nothing_else_appe
     assert tree(demo / "public") == {**cold(demo, tmp_path), "CNAME": b"news.example.org\n"}
 
 
+@pytest.mark.parametrize("added", ["a file", "a file in a folder of the site", "a link in place of a folder"])
+def test_what_is_put_into_public_while_a_build_runs_is_carried_or_refused(demo: Path, tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch, added: str):
+    """Put there after the build looked at public/ and before it switched: a file is carried into the new tree
+    like any other of the user's, a link in place of a folder of the site is refused (it would otherwise be in
+    the tree the next build writes into)."""
+    from click.testing import CliRunner
+
+    from generator.cli import cli
+    from generator.output import folder
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "mine.txt").write_text("mine\n")
+    assert build(demo).returncode == 0
+    mark_story(demo)
+    assert build(demo).returncode == 0
+    public, commit = demo / "public", folder.FolderStore.commit
+    story_folder = public / STORY_OUT.rpartition("/")[0]
+
+    def meanwhile(store, outputs):
+        if added == "a file":
+            (public / "extra.txt").write_text("mine\n")
+        elif added == "a file in a folder of the site":
+            (story_folder / "notes.txt").write_text("mine\n")
+        else:
+            shutil.rmtree(public / "images")
+            (public / "images").symlink_to(elsewhere, target_is_directory=True)
+        return commit(store, outputs)
+
+    monkeypatch.setattr(folder.FolderStore, "commit", meanwhile)
+    touch_manifest(demo)
+    done = CliRunner().invoke(cli, ["build", "--root", str(demo), "--no-search"])
+    monkeypatch.undo()
+    if added == "a link in place of a folder":
+        assert done.exit_code == 1 and "was not written by ledgerpress" in done.output
+        assert (public / "images").is_symlink() and tree(elsewhere) == {"mine.txt": b"mine\n"}
+        again = build(demo)
+        assert again.returncode == 1 and "was not written by ledgerpress" in again.stderr
+        assert tree(elsewhere) == {"mine.txt": b"mine\n"}
+        return
+    assert done.exit_code == 0, done.output
+    kept = public / "extra.txt" if added == "a file" else story_folder / "notes.txt"
+    assert kept.read_text() == "mine\n"
+    mark_story(demo)
+    assert build(demo).returncode == 0 and kept.read_text() == "mine\n"
+    assert {k: v for k, v in tree(public).items() if k != kept.relative_to(public).as_posix()} == cold(demo, tmp_path)
+
+
 # --- 2. public/ is never stale ------------------------------------------------------------------------------
 
 

@@ -84,7 +84,7 @@ class FolderStore:
         top = f"{self.out}{os.sep}"
         self.live = {path: entry for path, entry in self.recorded.items() if same(top + path, entry)}
         self.live_folders = self.record.folders(self.out) if live else None  # the live tree's, as last seen
-        self.foreign = foreign_files(self.out, live, self.live_folders)
+        self.live_record = live  # with the files carried so far: commit() looks for those put there by hand
         ours = self.record.tree(self.next)
         if ours is None or not self.out.exists():
             shutil.rmtree(self.next, ignore_errors=True)
@@ -151,6 +151,10 @@ class FolderStore:
     def commit(self, outputs: Mapping[str, str]) -> CommitStats:
         """Complete the next tree, record it, and switch it in; the lock is released whatever happens."""
         try:
+            # The files put there by hand, looked for now rather than when the build started: one put there while
+            # it ran is carried too (or refused where it stands in the way), not left in the tree switched out,
+            # and a link put in place of a folder never reaches the tree the next build writes into.
+            self.foreign = foreign_files(self.out, self.live_record, self.live_folders)
             stats = self._complete(outputs)
             tree = {path: self._entry(path, code) for path, code in outputs.items()}
             tree.update({path: [CARRIED, 0, 0, 0] for path in self.foreign})
