@@ -16,6 +16,7 @@ from click.testing import CliRunner
 from generator.cli import cli
 from generator.content.layout import CACHE_DIR
 from generator.engine.state import STATE_FILE
+from generator.output.whole import write_whole
 from generator.site import search
 from tests.conftest import STORY, STORY_PATH
 
@@ -177,6 +178,16 @@ def test_a_cache_that_cannot_be_saved_is_a_warning_and_the_site_is_built(site: P
     (site / CACHE_DIR).unlink()
     build(site)
     assert "up to date" in build(site) and listing(site / "public") == cold
+
+
+def test_a_file_written_whole_leaves_neither_half_a_file_nor_its_temporary_one(tmp_path: Path):
+    (tmp_path / "state.json").write_bytes(b"old")
+    write_whole(tmp_path / "state.json", b"new")
+    (tmp_path / "memo").mkdir()  # a rename onto a folder fails after the temporary file is written
+    with pytest.raises(IsADirectoryError):
+        write_whole(tmp_path / "memo", b"new")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["memo", "state.json"]
+    assert (tmp_path / "state.json").read_bytes() == b"new"
 
 
 VOCABULARY = ("harbour tram council budget vote street lane shelter ridership delay crew trench survey "

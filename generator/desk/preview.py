@@ -14,6 +14,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..content.layout import CACHE_DIR
+from ..output.whole import write_whole
 from .errors import DeskError
 from .paths import story_path
 from .schemas import BuildOut, PreviewOut
@@ -29,11 +30,9 @@ def announce(root: Path, url: str, drafts: bool) -> Path | None:
     """Say where this preview listens (written whole under another name, then put in place); None if the site's
     folder cannot be written (the preview runs all the same, unannounced)."""
     path = root / CACHE_DIR / ANNOUNCEMENT
-    temporary = path.with_name(f".{ANNOUNCEMENT}.{os.getpid()}")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        temporary.write_text(json.dumps({"url": url, "pid": os.getpid(), "drafts": drafts}), encoding="utf-8")
-        os.replace(temporary, path)
+        write_whole(path, json.dumps({"url": url, "pid": os.getpid(), "drafts": drafts}).encode("utf-8"))
     except OSError:
         return None
     return path

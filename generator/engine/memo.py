@@ -18,6 +18,7 @@ from pathlib import Path
 
 from ..analysis.similarity import Features
 from ..content.layout import CACHE_DIR, key_of
+from ..output.whole import write_whole
 from .records import ImageRecord, Made, ManifestRecord, SearchRecord, StoryRecord
 
 FORMAT = b"ledgerpress-memo-7\n"
@@ -127,12 +128,7 @@ def save_memo(root: Path, memo: Memo) -> None:
     shards = [_saved_shard(path, memo.loaded.get(n), records) for n, records in enumerate(grouped)]
     head = dataclasses.replace(memo, stories={}, loaded={}, made={})
     body = pickle.dumps((head, shards), protocol=pickle.HIGHEST_PROTOCOL)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}")
-    with open(temporary, "wb") as out:
-        out.write(FORMAT)
-        out.write(_sign(secret, body))
-        out.write(body)
-    os.replace(temporary, path)
+    write_whole(path, FORMAT + _sign(secret, body) + body)
     memo.loaded = dict(enumerate(zip(shards, grouped)))
     named = {f"{path.name}-{name}" for name in shards}
     for found in path.parent.glob(f"{path.name}-*"):
@@ -151,10 +147,7 @@ def _saved_shard(head: Path, was: tuple[str, dict[str, StoryRecord]] | None, rec
              for path, record in records.items()}  # a signature pickles far quicker as its bytes
     data = pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
     name = hashlib.sha256(data).hexdigest()[:32]
-    target = head.with_name(f"{head.name}-{name}")
-    temporary = target.with_name(f".{target.name}.{os.getpid()}")
-    temporary.write_bytes(data)
-    os.replace(temporary, target)
+    write_whole(head.with_name(f"{head.name}-{name}"), data)
     return name
 
 

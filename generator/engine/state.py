@@ -17,6 +17,7 @@ import orjson
 from ..content.layout import CACHE_DIR, PACKAGE, file_digest, key_of, template_dirs
 from ..content.limits import MAX_INPUT_BYTES
 from ..content.source import is_utf8, shown_name
+from ..output.whole import write_whole
 
 STATE_FILE = "build-state.json"
 FORMAT = "ledgerpress-build-state-3"
@@ -175,14 +176,11 @@ def load_state(root: Path) -> State | None:
 
 
 def save_state(root: Path, state: State) -> None:
-    """Write the state whole under a temporary name, then put it in place."""
     folder = root / CACHE_DIR
     folder.mkdir(exist_ok=True)
-    data = orjson.dumps({"format": FORMAT, "key": state.key, "started_ns": state.started_ns, "inputs": state.inputs,
-                         "warnings": state.warnings, "summary": state.summary})
-    temporary = folder / f".{STATE_FILE}.{os.getpid()}"
-    temporary.write_bytes(data)
-    os.replace(temporary, folder / STATE_FILE)
+    write_whole(folder / STATE_FILE, orjson.dumps({"format": FORMAT, "key": state.key, "started_ns": state.started_ns,
+                                                   "inputs": state.inputs, "warnings": state.warnings,
+                                                   "summary": state.summary}))
 
 
 def content_digests(root: Path, inputs: dict[str, Stamp]) -> dict[str, str]:

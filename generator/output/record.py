@@ -11,6 +11,8 @@ from pathlib import Path
 
 import orjson
 
+from .whole import write_whole
+
 FORMAT = "ledgerpress-output-1"
 RECORD = "record.json"
 CARRIED = "carried"  # in place of a digest: a file put there by hand, not ours, carried from tree to tree
@@ -58,12 +60,8 @@ def load_record(out: Path) -> Record:
 
 
 def save_record(out: Path, record: Record) -> None:
-    """Write the record whole under a temporary name, then put it in place."""
-    path = own_folder(out) / RECORD
-    temporary = path.with_name(f".{RECORD}.{os.getpid()}")
-    temporary.write_bytes(orjson.dumps({"format": FORMAT, "build": record.build, "trees": record.trees,
-                                        "dirs": record.dirs}))
-    os.replace(temporary, path)
+    write_whole(own_folder(out) / RECORD, orjson.dumps({"format": FORMAT, "build": record.build,
+                                                        "trees": record.trees, "dirs": record.dirs}))
 
 
 def intact(out: Path, record: Record, build: str) -> bool:
