@@ -196,6 +196,20 @@ def test_a_file_of_the_user_s_is_carried_build_after_build_and_nothing_else_appe
     assert tree(demo / "public") == {**cold(demo, tmp_path), "CNAME": b"news.example.org\n"}
 
 
+def test_a_folder_of_the_user_s_with_a_link_in_it_is_carried_link_and_all(demo: Path, tmp_path: Path):
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "mine.txt").write_text("mine\n")
+    assert build(demo).returncode == 0
+    (demo / "public" / "extra").mkdir()
+    (demo / "public" / "extra" / "photos").symlink_to(elsewhere, target_is_directory=True)
+    for _ in range(2):
+        mark_story(demo)
+        assert build(demo).returncode == 0
+        assert os.readlink(demo / "public" / "extra" / "photos") == str(elsewhere)
+    assert tree(elsewhere) == {"mine.txt": b"mine\n"}
+
+
 @pytest.mark.parametrize("added", ["a file", "a file in a folder of the site", "a link in place of a folder"])
 def test_what_is_put_into_public_while_a_build_runs_is_carried_or_refused(demo: Path, tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch, added: str):

@@ -66,9 +66,9 @@ def folder_times(top: Path, files: Mapping[str, Entry]) -> dict[str, int]:
 
 
 def _files(top: Path) -> Iterator[str]:
-    """Every file (or link) below top, as a relative path with '/'."""
+    """Every file (or link, to a folder too: it is not followed) below top, as a relative path with '/'."""
     for folder, dirs, names in os.walk(top):
         relative = os.path.relpath(folder, top)
         prefix = "" if relative == "." else relative.replace(os.sep, "/") + "/"
-        for name in names:
+        for name in [*names, *(name for name in dirs if os.path.islink(os.path.join(folder, name)))]:
             yield prefix + name

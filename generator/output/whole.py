@@ -1,6 +1,6 @@
 """Writing a small file whole: under a temporary name beside it, then put in its place by one rename, so that a
 reader (another build, a publish, a preview) finds the old file or the new one and never half of one. The
-standard library only: the build reads and writes its state with it before importing the rest."""
+standard library only, as the build state and the output record that use it are."""
 
 from __future__ import annotations
 
