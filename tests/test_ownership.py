@@ -210,6 +210,19 @@ def test_a_folder_of_the_user_s_with_a_link_in_it_is_carried_link_and_all(demo: 
     assert tree(elsewhere) == {"mine.txt": b"mine\n"}
 
 
+def test_a_file_of_the_user_s_whose_name_is_not_utf8_is_refused_not_a_traceback(demo: Path):
+    assert build(demo).returncode == 0
+    name = os.fsencode(demo / "public") + b"/caf\xe9.txt"
+    with open(name, "wb") as file:
+        file.write(b"mine")
+    mark_story(demo)
+    done = build(demo)
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "caf\\xe9.txt was not written by ledgerpress and its name is not UTF-8" in done.stderr
+    os.unlink(name)
+    assert build(demo).returncode == 0
+
+
 @pytest.mark.parametrize("added", ["a file", "a file in a folder of the site", "a link in place of a folder"])
 def test_what_is_put_into_public_while_a_build_runs_is_carried_or_refused(demo: Path, tmp_path: Path,
                                                                          monkeypatch: pytest.MonkeyPatch, added: str):

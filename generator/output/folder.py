@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..content.layout import file_digest
+from ..content.source import is_utf8, shown_name
 from .lock import OutputLock
 from .record import (
     CARRIED,
@@ -182,6 +183,11 @@ class FolderStore:
         return stat_entry(os.path.join(self.next, path), code)
 
     def _complete(self, outputs: Mapping[str, str]) -> CommitStats:
+        unnamed = [path for path in self.foreign if not is_utf8(path)]
+        if unnamed:  # the record, in JSON, cannot hold such a name
+            raise OutputRefused(f"{self.out}/{shown_name(unnamed[0])} was not written by ledgerpress and its name is "
+                                f"not UTF-8, so it cannot be carried into the new site: rename it or move it out of "
+                                f"{self.out.name}/")
         clash = sorted({*outputs.keys() & set(self.foreign), *in_the_way(self.foreign, outputs)})
         if clash:
             raise OutputRefused(f"{self.out / clash[0]} was not written by ledgerpress and the build would replace "
