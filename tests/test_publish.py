@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 import socket
 import subprocess
@@ -146,6 +147,15 @@ def test_a_file_or_folder_of_someone_else_where_the_site_needs_the_other_is_refu
     result = run("publish", dest, "--root", site)
     assert result.exit_code == 1 and "was not published by ledgerpress and would be replaced" in result.output
     assert tree(dest) == before
+
+
+def test_a_file_in_public_whose_name_is_not_utf8_is_refused(site: Path, tmp_path: Path):
+    build(site)
+    with open(os.fsencode(site / "public") + b"/caf\xe9.txt", "wb") as file:
+        file.write(b"mine")
+    result = run("publish", tmp_path / "www", "--root", site)
+    assert result.exit_code == 1 and "caf\\xe9.txt: the file name is not UTF-8" in result.output, result.output
+    assert not (tmp_path / "www").exists()
 
 
 def test_upload_order_and_cache_headers():

@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
+from ..content.source import is_utf8, shown_name
 from ..output.lock import OutputLock
 from ..output.media import content_type
 from ..output.record import own_folder
@@ -105,6 +106,9 @@ def public_files(public: Path) -> dict[str, Path]:
         for name in sorted(names):
             path = Path(folder, name)
             if path.is_file() and not path.is_symlink():
+                if not is_utf8(name):  # no URL, S3 key or manifest can name it
+                    raise PublishError(f"{shown_name(str(path))}: the file name is not UTF-8; rename it or move it "
+                                       f"out of {public.name}/")
                 files[path.relative_to(public).as_posix()] = path
     if not files:
         raise PublishError(f"{public} is empty: run `ledgerpress build` first")
