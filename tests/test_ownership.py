@@ -77,6 +77,18 @@ def touch_manifest(root: Path) -> None:
     path.write_text(json.dumps(data, indent=2))
 
 
+def built_twice_beside(demo: Path, tmp_path: Path) -> Path:
+    """The demo built twice (the tree beside public/ then holds links to most of its files), and a folder
+    outside the site holding a file of the user's."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "mine.txt").write_text("mine\n")
+    assert build(demo).returncode == 0
+    mark_story(demo)
+    assert build(demo).returncode == 0
+    return elsewhere
+
+
 def foreign_folder(folder: Path) -> dict[str, bytes]:
     files = {".ssh/id_rsa": b"-----BEGIN KEY-----\n", "Documents/notes.txt": b"mine\n", "robots.txt": b""}
     for relative, data in files.items():
@@ -234,12 +246,7 @@ def test_what_is_put_into_public_while_a_build_runs_is_carried_or_refused(demo: 
     from generator.cli import cli
     from generator.output import folder
 
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    (elsewhere / "mine.txt").write_text("mine\n")
-    assert build(demo).returncode == 0
-    mark_story(demo)
-    assert build(demo).returncode == 0
+    elsewhere = built_twice_beside(demo, tmp_path)
     public, commit = demo / "public", folder.FolderStore.commit
     story_folder = public / STORY_OUT.rpartition("/")[0]
 
@@ -304,12 +311,7 @@ def test_a_file_or_link_of_the_user_where_the_build_writes_is_refused_not_replac
                                                                                   shape: str):
     """The build would have to replace it (or write through the link, outside the output folder): it stops and
     says so, whichever tree the stand-in is in, and leaves it and the folder a link points to as they were."""
-    elsewhere = tmp_path / "elsewhere"
-    elsewhere.mkdir()
-    (elsewhere / "mine.txt").write_text("mine\n")
-    assert build(demo).returncode == 0
-    mark_story(demo)
-    assert build(demo).returncode == 0
+    elsewhere = built_twice_beside(demo, tmp_path)
     public = demo / "public"
     _stand_in(public, shape, elsewhere)
     before, outside = tree(public), tree(elsewhere)
