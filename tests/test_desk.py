@@ -210,6 +210,19 @@ def test_symbolic_links_out_of_stories_are_refused(agent: Agent, site: Path, tmp
         (site / "content/stories/2026-11-21/linked.md").unlink()
 
 
+def test_a_file_where_the_desk_writes_a_folder_is_a_refusal_not_a_bug(agent: Agent, site: Path):
+    stories = site / "content/stories"
+    stories.rename(site / "stories-aside")
+    stories.write_text("not a folder\n")
+    try:
+        made = agent.call("draft_story", title="Blocked", newsroom="city", beat="policy", date="2026-12-03")
+        assert made["error"]["code"] == "file_system" and made["error"]["path"] == "content/stories/2026-12-03"
+        assert "Not a directory" in made["error"]["message"]
+    finally:
+        stories.unlink()
+        (site / "stories-aside").rename(stories)
+
+
 def test_refusals_are_structured_never_tracebacks(agent: Agent):
     assert agent.call("no_such_tool")["error"]["code"] == "unknown_tool"
     wrong = agent.call("list_manifests", limit=500, text=7)["error"]

@@ -9,6 +9,7 @@ import functools
 import hashlib
 import json
 import logging
+import os
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
@@ -19,6 +20,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
 
 from ..content.layout import CACHE_DIR
+from ..content.source import shown_name
 from .errors import DeskError
 from .site import Desk
 
@@ -42,6 +44,10 @@ def guarded(desk: Desk, name: str, run: Callable[..., Any]) -> Callable[..., Any
                 return run(**arguments)
         except DeskError as err:
             return refusal(err)
+        except OSError as err:  # the site's files, not ledgerpress: a full disk, a file where a folder goes
+            where = shown_name(os.path.relpath(os.fsdecode(err.filename), desk.root)) if err.filename else "the site"
+            return refusal(DeskError("file_system", f"{name} could not read or write {where}: "
+                                     f"{err.strerror or err}", path=where))
         except Exception:
             _logger.exception("tool %s failed", name)
             return refusal(DeskError("internal_error", f"{name} failed inside ledgerpress (a bug, not your "
