@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -81,33 +83,26 @@ def _up_to_date(state: State, key: str, inputs: dict[str, list], target: Path, s
 def _build(root: Path, target: Path, state: State, options: Options, force: bool, started: float) -> None:
     from ..engine.build import build_site
     from ..engine.memo import load_memo, save_memo
-    from ..output.folder import FolderStore, OutputRefused
-    from ..output.lock import Locked
+    from ..output.folder import FolderStore
     from ..site.search import SHARDS
 
     digests = content_digests(root, state.inputs)
     memo_key = key_of(code_digest(state.inputs), digests.get("content/site.toml", ""), state.key)
     memo = None if force else load_memo(root, state.key, memo_key)
-    try:
+    with _output_errors(target):
         store = FolderStore(target, root, state.build)
-    except (OutputRefused, Locked) as err:
-        raise click.ClickException(str(err)) from None
-    except OSError as err:
-        raise click.ClickException(_unwritable(err, target)) from None
-    try:
-        with Progress() as progress:
-            result = build_site(root, store, options, memo, digests, progress, (memo_key, state.key))
-        print_findings(result.findings, err=True)
-        if not result.ok:
-            click.echo(f"build refused: {findings_summary(result.findings)}; {target.name}/ left as it was", err=True)
-            sys.exit(1)
-        stats = store.commit(result.outputs)
-    except OutputRefused as err:
-        raise click.ClickException(str(err)) from None
-    except OSError as err:  # the engine reports what it cannot read as findings: this is what it could not write
-        raise click.ClickException(_unwritable(err, target)) from None
-    finally:
-        store.abort()  # (the lock, if commit() has not let go of it)
+    with _output_errors(target):
+        try:
+            with Progress() as progress:
+                result = build_site(root, store, options, memo, digests, progress, (memo_key, state.key))
+            print_findings(result.findings, err=True)
+            if not result.ok:
+                click.echo(f"build refused: {findings_summary(result.findings)}; {target.name}/ left as it was",
+                           err=True)
+                sys.exit(1)
+            stats = store.commit(result.outputs)
+        finally:
+            store.abort()  # (the lock, if commit() has not let go of it)
     state.inputs = settle(state.inputs)  # what changed while the build ran is read again by the next one
     state.warnings = [finding_line(f) for f in result.findings]
     due = result.scheduled[0] if result.scheduled else None
@@ -122,16 +117,30 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
         if result.memo is not None:
             save_memo(root, result.memo)
     except OSError as err:  # the site is built: only the next build's head start is lost
-        click.echo(f"warning: the build cache could not be saved ({err.filename or CACHE_DIR}: "
-                   f"{err.strerror or err}): the next build reads and renders everything again", err=True)
+        click.echo(f"warning: the build cache could not be saved ({_reason(err, CACHE_DIR)}): the next build reads "
+                   "and renders everything again", err=True)
     if result.scheduled:
         click.echo(scheduled_line(result.scheduled), err=True)
     click.echo(_built_line(state.summary, time.perf_counter() - started, target), err=True)
 
 
-def _unwritable(err: OSError, target: Path) -> str:
-    where = err.filename or target
-    return f"cannot write {where}: {err.strerror or err}; {target.name}/ left as it was"
+@contextlib.contextmanager
+def _output_errors(target: Path) -> Iterator[None]:
+    """What stops a build at its output folder, as one line: a refusal, another build's lock, or a write the disk
+    refused (the engine reports what it cannot read as findings; this is what it could not write)."""
+    from ..output.folder import OutputRefused
+    from ..output.lock import Locked
+
+    try:
+        yield
+    except (OutputRefused, Locked) as err:
+        raise click.ClickException(str(err)) from None
+    except OSError as err:
+        raise click.ClickException(f"cannot write {_reason(err, target)}; {target.name}/ left as it was") from None
+
+
+def _reason(err: OSError, where: Path | str) -> str:
+    return f"{err.filename or where}: {err.strerror or err}"
 
 
 def scheduled_line(scheduled: list[tuple[str, str, dt.datetime]]) -> str:
