@@ -215,8 +215,10 @@ def test_links_are_followed_only_inside_content(site: Path, tmp_path: Path):
     _link(site, "content/pages/shared", str(site / "content/shared"))                  # inside content/: read
     write_tree(site, {"content/shared/notes.md": "---\ntitle: Notes\n---\nNotes.\n"})
     _link(site, "content/shared/again", str(site / "content/shared"))                  # a loop: entered once
+    _link(site, "content/pages/everything", str(site / "content"))                     # content/ as pages: no
     content = load_content(site)
-    assert [(f.path, f.message) for f in content.findings] == [
+    assert sorted((f.path, f.message) for f in content.findings) == [
+        ("content/pages/everything", "is a symbolic link to content/ itself: it is not read"),
         (f"{STORIES}/elsewhere.md", "is a symbolic link to a place outside content/: it is not read")]
     assert sorted(page.url_path for page in content.pages) == ["/about/", "/shared/notes/", "/terms/reuse/"]
 

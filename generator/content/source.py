@@ -139,8 +139,9 @@ def _unreadable(entry: os.DirEntry, inside: str, dirs: bool) -> str | None:
                 return None
             return f"is not a regular file ({_kind(entry.stat(follow_symlinks=False).st_mode)}): it is not read"
         real = os.path.realpath(entry.path)
-        if not real.startswith(inside + os.sep):
-            return "is a symbolic link to a place outside content/: it is not read"
+        why = link_outside(real, inside)
+        if why:
+            return why
         mode = os.stat(real).st_mode
     except OSError as err:
         return f"cannot be read ({err.strerror or err})"
@@ -151,15 +152,25 @@ def _unreadable(entry: os.DirEntry, inside: str, dirs: bool) -> str | None:
     return None if stat.S_ISREG(mode) else f"is a symbolic link to {_kind(mode)}: it is not read"
 
 
+def link_outside(real: str, inside: str) -> str | None:
+    """Why a symbolic link leading to `real` is not followed, `inside` being the real path of content/: it
+    leads out of content/, or back to content/ itself (a loop); None when it stays inside."""
+    if real == inside:
+        return "is a symbolic link to content/ itself: it is not read"
+    if not real.startswith(inside + os.sep):
+        return "is a symbolic link to a place outside content/: it is not read"
+    return None
+
+
 def top_folder(root: str | Path, name: str, refused: list[Finding] | None) -> tuple[str | None, str]:
     """content/<name> of a site and the real path of its content/ folder; None for the folder when it is a
     symbolic link to a place outside content/ or not a folder (with a finding)."""
     content = os.path.join(root, "content")
     inside, top = os.path.realpath(content), os.path.join(content, name)
-    if os.path.islink(top) and not os.path.realpath(top).startswith(inside + os.sep):
+    why = link_outside(os.path.realpath(top), inside) if os.path.islink(top) else None
+    if why:
         if refused is not None:
-            refused.append(Finding(f"content/{name}", 1, 1, "LP001",
-                                   "is a symbolic link to a place outside content/: it is not read"))
+            refused.append(Finding(f"content/{name}", 1, 1, "LP001", why))
         return None, inside
     if os.path.lexists(top) and not os.path.isdir(top):  # a stray file of that name: say so, not "no stories"
         if refused is not None:
