@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import gc
 import sys
 import time
 from collections.abc import Iterator
@@ -29,6 +30,7 @@ from .options import ROOT, build_now, counted, finding_line, findings_summary, p
 
 if TYPE_CHECKING:
     from ..engine.build import Options
+    from ..engine.memo import Memo
 
 
 @click.command()
@@ -82,13 +84,13 @@ def _up_to_date(state: State, key: str, inputs: dict[str, list], target: Path, s
 
 def _build(root: Path, target: Path, state: State, options: Options, force: bool, started: float) -> None:
     from ..engine.build import build_site
-    from ..engine.memo import load_memo, save_memo
+    from ..engine.memo import save_memo
     from ..output.folder import FolderStore
     from ..site.search import SHARDS
 
     digests = content_digests(root, state.inputs)
     memo_key = key_of(code_digest(state.inputs), digests.get("content/site.toml", ""), state.key)
-    memo = None if force else load_memo(root, state.key, memo_key)
+    memo = None if force else _load_memo_kept(root, state.key, memo_key)
     with _output_errors(target):
         store = FolderStore(target, root, state.build)
     with _output_errors(target):
@@ -122,6 +124,22 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
     if result.scheduled:
         click.echo(scheduled_line(result.scheduled), err=True)
     click.echo(_built_line(state.summary, time.perf_counter() - started, target), err=True)
+    # Ended here, in this frame, rather than by returning: the memos and the result (a build's millions of
+    # objects) then go with the process (cli._end) instead of being freed one by one on the way out.
+    sys.exit(0)
+
+
+def _load_memo_kept(root: Path, options: str, key: str) -> Memo | None:
+    """The last build's memo, which this process keeps to its end: loaded with the cyclic collector paused and
+    then frozen, so that no pass of the collector walks it (none could free any of it)."""
+    from ..engine.memo import load_memo
+
+    gc.disable()
+    try:
+        return load_memo(root, options, key)
+    finally:
+        gc.freeze()
+        gc.enable()
 
 
 @contextlib.contextmanager
