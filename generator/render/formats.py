@@ -26,7 +26,10 @@ _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
 _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
-_UNPRINTABLE = re.compile("[^\t\n\x20-\x7e\xa0-\u2027\u202a-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# What JSON may hold but a YAML reader refuses or alters: C0 and C1 controls but tab and line feed, the line and
+# paragraph separators, lone surrogates, U+FFFE and U+FFFF. (Listed, not given as the complement of what is
+# allowed: a negated class over most of Unicode takes milliseconds to compile at every start.)
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 
 
 # Text that YAML can only read back as itself when written plain: a letter first, then letters, digits and
@@ -114,7 +117,9 @@ def uri(value: str) -> str:
     return quote(str(value), safe=_URL_SAFE, errors="replace")
 
 
-_XML_FORBIDDEN = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+# The characters XML 1.0 forbids: C0 controls but tab, line feed and carriage return, lone surrogates, U+FFFE
+# and U+FFFF (listed, as _UNPRINTABLE is).
+_XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
 
 
 def xml_escape(value: Any) -> Markup:
