@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import hmac
+import io
 import os
 import pickle
 import secrets
@@ -21,7 +22,7 @@ from ..content.layout import CACHE_DIR, key_of
 from ..output.whole import write_whole
 from .records import ImageRecord, Made, ManifestRecord, SearchRecord, StoryRecord
 
-FORMAT = b"ledgerpress-memo-7\n"
+FORMAT = b"ledgerpress-memo-8\n"
 KEY_NAME = "memo-key"
 
 
@@ -109,9 +110,7 @@ def _load_shard(head: Path, name: str) -> dict[str, StoryRecord]:
     data = head.with_name(f"{head.name}-{name}").read_bytes()
     if hashlib.sha256(data).hexdigest()[:32] != name:
         raise ValueError("a shard of the memo is not what its head names")
-    return {path: record if record.features is None else
-            dataclasses.replace(record, features=Features.from_plain(record.features))
-            for path, record in pickle.loads(data).items()}
+    return pickle.loads(data)
 
 
 def save_memo(root: Path, memo: Memo) -> None:
@@ -143,12 +142,22 @@ def _saved_shard(head: Path, was: tuple[str, dict[str, StoryRecord]] | None, rec
     if name and loaded.keys() == records.keys() and all(loaded[path] is record for path, record in records.items()):
         if head.with_name(f"{head.name}-{name}").exists():
             return name
-    plain = {path: record if record.features is None else dataclasses.replace(record, features=record.features.plain())
-             for path, record in records.items()}  # a signature pickles far quicker as its bytes
-    data = pickle.dumps(plain, protocol=pickle.HIGHEST_PROTOCOL)
+    out = io.BytesIO()
+    _ShardPickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(records)
+    data = out.getvalue()
     name = hashlib.sha256(data).hexdigest()[:32]
     write_whole(head.with_name(f"{head.name}-{name}"), data)
     return name
+
+
+class _ShardPickler(pickle.Pickler):
+    """Pickles each story's similarity features as their few plain values (Features.plain), which load
+    through Features.from_plain: thousands of signatures load far quicker so than as arrays and tuples."""
+
+    def reducer_override(self, obj):
+        if type(obj) is Features:
+            return Features.from_plain, (obj.plain(),)
+        return NotImplemented
 
 
 def _sign(secret: bytes, body: bytes) -> bytes:
