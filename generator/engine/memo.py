@@ -151,8 +151,8 @@ def _saved_shard(head: Path, was: tuple[str, dict[str, StoryRecord]] | None, rec
 
 
 class _ShardPickler(pickle.Pickler):
-    """Pickles each story's similarity features as their few plain values (Features.plain), which load
-    through Features.from_plain: thousands of signatures load far quicker so than as arrays and tuples."""
+    """Pickles each story's similarity features as their few plain values (Features.plain), loaded through
+    Features.from_plain: thousands of signatures pickle and load far quicker as bytes than as arrays."""
 
     def reducer_override(self, obj):
         if type(obj) is Features:
