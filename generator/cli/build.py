@@ -9,7 +9,7 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
 import click
 
@@ -82,7 +82,7 @@ def _up_to_date(state: State, key: str, inputs: dict[str, list], target: Path, s
     return intact(target, load_record(target), state.build)
 
 
-def _build(root: Path, target: Path, state: State, options: Options, force: bool, started: float) -> None:
+def _build(root: Path, target: Path, state: State, options: Options, force: bool, started: float) -> NoReturn:
     from ..engine.build import build_site
     from ..engine.memo import save_memo
     from ..output.folder import FolderStore
