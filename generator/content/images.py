@@ -11,7 +11,7 @@ from pathlib import Path
 
 from .layout import file_digest
 from .limits import MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS
-from .source import bad_name, refused_link, read_bounded, top_folder
+from .source import bad_name, read_bounded, refused_symlink, top_folder
 
 FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "AVIF": "image/avif"}
 SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".avif")
@@ -49,7 +49,7 @@ def image_files(root: Path) -> list[tuple[str, str, str | None]]:
         for name in sorted(files):
             if not name.startswith(".") and name.lower().endswith(SUFFIXES):
                 path = os.path.join(folder, name)
-                why = bad_name(name) or (refused_link(os.path.realpath(path), inside) if os.path.islink(path)
+                why = bad_name(name) or (refused_symlink(os.path.realpath(path), inside) if os.path.islink(path)
                                          else None)
                 found.append((path, os.path.relpath(path, top).replace(os.sep, "/"), why))
     return sorted(found, key=lambda item: item[1])

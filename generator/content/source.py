@@ -139,7 +139,7 @@ def _unreadable(entry: os.DirEntry, inside: str, dirs: bool) -> str | None:
                 return None
             return f"is not a regular file ({_kind(entry.stat(follow_symlinks=False).st_mode)}): it is not read"
         real = os.path.realpath(entry.path)
-        why = refused_link(real, inside)
+        why = refused_symlink(real, inside)
         if why:
             return why
         mode = os.stat(real).st_mode
@@ -152,7 +152,7 @@ def _unreadable(entry: os.DirEntry, inside: str, dirs: bool) -> str | None:
     return None if stat.S_ISREG(mode) else f"is a symbolic link to {_kind(mode)}: it is not read"
 
 
-def refused_link(real: str, inside: str) -> str | None:
+def refused_symlink(real: str, inside: str) -> str | None:
     """Why a symbolic link leading to `real` is not followed, `inside` being the real path of content/: it
     leads out of content/, or back to content/ itself (a loop); None when it stays inside."""
     if real == inside:
@@ -167,7 +167,7 @@ def top_folder(root: str | Path, name: str, refused: list[Finding] | None) -> tu
     symbolic link to a place outside content/ or not a folder (with a finding)."""
     content = os.path.join(root, "content")
     inside, top = os.path.realpath(content), os.path.join(content, name)
-    why = refused_link(os.path.realpath(top), inside) if os.path.islink(top) else None
+    why = refused_symlink(os.path.realpath(top), inside) if os.path.islink(top) else None
     if why:
         if refused is not None:
             refused.append(Finding(f"content/{name}", 1, 1, "LP001", why))
