@@ -2,6 +2,7 @@
 
     python benchmarks/bench_compare.py 12008a0 --stories 4000 --runs 3          # cold builds
     python benchmarks/bench_compare.py 12008a0 --stories 4000 --runs 7 --edit   # one-story rebuilds
+    python benchmarks/bench_compare.py 12008a0 --stories 4000 --runs 3 --search # the default build, index included
 
 This machine's speed drifts by more than half within minutes (a fixed Python loop takes 0.6 s or 1.1 s
 depending on when it runs), so figures taken minutes apart are hard to compare. Here each run of the
@@ -42,9 +43,10 @@ def copy_of(site: Path, name: str) -> Path:
     return copy
 
 
-def run(code: Path, site: Path) -> Run:
+def run(code: Path, site: Path, search: bool = False) -> Run:
     """One build of site by the generator in folder `code` (its own package comes first from there)."""
-    return timed([sys.executable, "-m", "generator", "build", "--root", str(site), "--no-search"], cwd=code)
+    command = [sys.executable, "-m", "generator", "build", "--root", str(site)]
+    return timed(command if search else [*command, "--no-search"], cwd=code)
 
 
 def main() -> None:
@@ -54,6 +56,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--edit", action="store_true", help="time one-story rebuilds instead of cold builds")
     parser.add_argument("--work", type=Path, default=Path("/tmp/lp-bench"))
+    parser.add_argument("--search", action="store_true", help="the default build, with the search index")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
     base = corpus(args.work, args.stories)
@@ -64,7 +67,7 @@ def main() -> None:
     runs: dict[str, list[Run]] = {name: [] for name in codes}
     if args.edit:
         for name in codes:  # up to date, with a memo, before the timed edits
-            run(codes[name], sites[name])
+            run(codes[name], sites[name], args.search)
     for number in range(args.runs):
         for name in (list(codes) if number % 2 == 0 else list(codes)[::-1]):
             site = sites[name]
@@ -72,7 +75,7 @@ def main() -> None:
                 edit_one(site, number + time.time_ns() % 40)
             else:
                 fresh(site)
-            runs[name].append(run(codes[name], site))
+            runs[name].append(run(codes[name], site, args.search))
     kind = "one-story rebuild" if args.edit else "cold build"
     for name, found in runs.items():
         print(f"{name:13} {kind}: median {statistics.median(r.wall for r in found):.2f} s "

@@ -125,9 +125,9 @@ def test_an_edit_indexes_again_only_its_own_shard(site: Path, monkeypatch):
     indexed: list[list[str]] = []
     real = engine_search.index_shards
 
-    def counting(shards, read, jobs, nice=False):
+    def counting(shards, read, jobs, nice=False, scratch=None):
         indexed.append(sorted(shard.name for shard in shards))
-        return real(shards, read, jobs, nice)
+        return real(shards, read, jobs, nice, scratch)
 
     monkeypatch.setattr(engine_search, "index_shards", counting)
     runner = CliRunner()
@@ -247,3 +247,22 @@ def test_scratch_folders_of_runs_that_are_gone_are_removed(site: Path, tmp_path:
     monkeypatch.setattr(tempfile, "tempdir", str(scratch))
     assert build_in_memory(site).ok  # every run clears what killed runs left
     assert not dead.exists() and mine.exists()
+
+
+def test_a_build_keeps_its_scratch_beside_the_output_and_leaves_none_there(site: Path, monkeypatch):
+    scratch = site / ".public.ledgerpress" / "scratch"
+    killed = scratch / f"{engine_search.SCRATCH_PREFIX}1-left"  # as a killed build leaves it
+    (killed / "site").mkdir(parents=True)
+    tops: list[str] = []
+    real = engine_search._index
+
+    def spying(shard, read, binary, nice, top):
+        tops.append(top)
+        return real(shard, read, binary, nice, top)
+
+    monkeypatch.setattr(engine_search, "_index", spying)
+    monkeypatch.setattr(tempfile, "tempdir", str(site / "not-a-folder"))  # the system's is never used
+    assert CliRunner().invoke(cli, ["build", "--root", str(site)]).exit_code == 0
+    assert tops and set(tops) == {str(scratch)}
+    assert list(scratch.iterdir()) == []  # the story bodies' spill and Pagefind's folders removed, the killed one too
+    assert (site / "public" / SHARDS).exists()

@@ -90,7 +90,7 @@ def build_site(root: Path, store: OutputStore, options: Options = Options(), mem
     its records still hold; `memo_key`: (key, options) the next memo is made for."""
     started = time.perf_counter()
     jobs = options.jobs or default_jobs()
-    spill = Spill()
+    spill = Spill(store.scratch())
     try:
         checked = check_site(root, options.drafts, options.base_url, jobs, memo, digests, spill, progress,
                              now=options.now, scheduled=options.scheduled)

@@ -39,13 +39,15 @@ class Spilled(NamedTuple):
 class Spill:
     """Rendered story bodies waiting for their pages, on disk (in the page cache), not in the build's memory:
     a large site's bodies are a gigabyte. Each process appends to a scratch file of its own in a folder of
-    the system's temporary folder; close() removes it, and a build removes those of builds that were killed."""
+    `top` (the output store's scratch folder, else the system's temporary folder); close() removes it, and a
+    build removes those of builds that were killed."""
 
     PREFIX = "ledgerpress-spill-"
 
-    def __init__(self) -> None:
-        _remove_orphans(self.PREFIX)
-        self.folder = tempfile.mkdtemp(prefix=f"{self.PREFIX}{os.getpid()}-")
+    def __init__(self, top: str | None = None) -> None:
+        top = top or tempfile.gettempdir()
+        _remove_orphans(top, self.PREFIX)
+        self.folder = tempfile.mkdtemp(prefix=f"{self.PREFIX}{os.getpid()}-", dir=top)
         self._writer: tuple[int, str, int] | None = None  # (process id, file, descriptor) of this process
 
     def put(self, data: bytes) -> Spilled:
@@ -71,9 +73,8 @@ class Spill:
         shutil.rmtree(self.folder, ignore_errors=True)
 
 
-def _remove_orphans(prefix: str) -> None:
+def _remove_orphans(top: str, prefix: str) -> None:
     """Scratch folders of builds whose process is gone (killed before they could remove their own)."""
-    top = tempfile.gettempdir()
     for name in os.listdir(top):
         if name.startswith(prefix):
             pid = name[len(prefix):].split("-", 1)[0]

@@ -60,7 +60,7 @@ def search_plan(records: Iterable[StoryRecord], pages: Iterable[Page], outputs: 
 def make_search(plan: list[Shard], last: SearchRecord | None, store: OutputStore, read: Callable[[str], bytes],
                 jobs: int, nice: bool = False) -> Search:
     """The search outputs, put in `store`: each shard's bundle as the last index had it, if the store holds
-    it, else indexed again from the pages `read` gives."""
+    it, else indexed again from the pages `read` gives (in the store's scratch folder)."""
     primary = plan[0].name if plan else ""
     shards, todo = {}, []
     for shard in plan:
@@ -70,7 +70,7 @@ def make_search(plan: list[Shard], last: SearchRecord | None, store: OutputStore
         else:
             todo.append(shard)
     try:  # each bundle into the store as it comes: the process holds a few at a time, not the whole index
-        for shard, bundle in index_shards(todo, read, jobs, nice):
+        for shard, bundle in index_shards(todo, read, jobs, nice, store.scratch()):
             files = {}
             for path, data in published(shard, bundle, shard.name == primary).items():
                 receipt = store.put(path, data)
@@ -113,24 +113,26 @@ _LANG = re.compile(rb"<html\b[^>]*?\blang\s*=\s*([\"']?)([^\"'>]*)\1", re.IGNORE
 _TAG = re.compile(rb"[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*")
 
 
-def index_shards(shards: list[Shard], read: Callable[[str], bytes], jobs: int,
-                 nice: bool = False) -> Iterator[tuple[Shard, dict[str, bytes]]]:
+def index_shards(shards: list[Shard], read: Callable[[str], bytes], jobs: int, nice: bool = False,
+                 scratch: str | None = None) -> Iterator[tuple[Shard, dict[str, bytes]]]:
     """Each shard with its bundle ({file name: bytes}), in order, as Pagefind makes them, `jobs` processes at a
-    time (`nice`: at the lowest CPU priority, for a caller that must stay responsive). When one fails, the
-    shards not started by then are not indexed."""
+    time (`nice`: at the lowest CPU priority, for a caller that must stay responsive), each over a copy of its
+    pages in a folder of `scratch` (else of the system's temporary folder). When one fails, the shards not
+    started by then are not indexed."""
     if not shards:
         return
     binary = _binary()
-    clear_leftovers(tempfile.gettempdir())
+    scratch = scratch or tempfile.gettempdir()
+    clear_leftovers(scratch)
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
-        yield from zip(shards, pool.map(lambda shard: _index(shard, read, binary, nice), shards))
+        yield from zip(shards, pool.map(lambda shard: _index(shard, read, binary, nice, scratch), shards))
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
-def _index(shard: Shard, read: Callable[[str], bytes], binary: str, nice: bool) -> dict[str, bytes]:
-    with tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-") as scratch:
+def _index(shard: Shard, read: Callable[[str], bytes], binary: str, nice: bool, top: str) -> dict[str, bytes]:
+    with tempfile.TemporaryDirectory(prefix=f"{SCRATCH_PREFIX}{os.getpid()}-", dir=top) as scratch:
         site, out = Path(scratch, "site"), Path(scratch, "bundle")
         for page in shard.pages:
             data = read(page.path)

@@ -30,6 +30,9 @@ from .switch import exchange
 from .tree import folder_times, foreign_files, in_the_way
 
 
+SCRATCH = "scratch"  # in the output's own folder: the build's temporary files
+
+
 class OutputRefused(Exception):
     """Why the build will not write this output folder: printed as is."""
 
@@ -95,6 +98,7 @@ class FolderStore:
                      and (path in self.live or path not in self.recorded or self.recorded[path][3] != entry[3])}
         self.carried = {path for path, entry in ours.items() if entry[0] == CARRIED}
         self.next.mkdir(exist_ok=True)
+        shutil.rmtree(self.own / SCRATCH, ignore_errors=True)  # a killed build's: no other build runs while we hold the lock
         self.record.trees[str(os.stat(self.next).st_ino)] = None  # being changed: not to be trusted if we stop
         save_record(self.out, self.record)
         self.handled: dict[str, str] = {}
@@ -221,6 +225,14 @@ class FolderStore:
 
     def abort(self) -> None:
         self.lock.release()
+
+    def scratch(self) -> str:
+        """Beside the output folder, so that what a build writes and reads back in passing (the story bodies
+        waiting for their pages, the pages Pagefind reads) stays on the file system the user chose for the
+        site, a RAM disk included, rather than going through the system's temporary folder."""
+        folder = self.own / SCRATCH
+        folder.mkdir(exist_ok=True)
+        return str(folder)
 
 
 def _replace(target: str, make) -> None:

@@ -58,6 +58,10 @@ class OutputStore(Protocol):
 
     def abort(self) -> None: ...
 
+    def scratch(self) -> str | None:
+        """A folder for the build's temporary files, on the file system the outputs go to (None: the system's
+        temporary folder)."""
+
 
 @dataclass
 class MemoryStore:
@@ -96,3 +100,6 @@ class MemoryStore:
 
     def abort(self) -> None:
         self.incoming = {}
+
+    def scratch(self) -> str | None:
+        return None
