@@ -98,7 +98,7 @@ class FolderStore:
                      and (path in self.live or path not in self.recorded or self.recorded[path][3] != entry[3])}
         self.carried = {path for path, entry in ours.items() if entry[0] == CARRIED}
         self.next.mkdir(exist_ok=True)
-        shutil.rmtree(self.own / SCRATCH, ignore_errors=True)  # a killed build's: no other build runs while we hold the lock
+        shutil.rmtree(self.own / SCRATCH, ignore_errors=True)  # a killed build's: no other one holds the lock
         self.record.trees[str(os.stat(self.next).st_ino)] = None  # being changed: not to be trusted if we stop
         save_record(self.out, self.record)
         self.handled: dict[str, str] = {}
