@@ -152,3 +152,16 @@ def test_every_command_and_option_has_whole_help():
         for param in command.params:
             if param.param_type_name == "option":
                 assert param.help and param.help.endswith((".", ")")), f"{name} {param.opts}"
+
+
+def test_words_after_a_paragraph_s_last_citation_are_lp030(site: Path):
+    story = site / STORY_PATH
+    text = story.read_text()
+    story.write_text(text.replace("9 to 2 vote. [cites: 1000000000000000001]",
+                                  "9 to 2 vote. [cites: 1000000000000000001] The mayor then resigned.", 1)
+                     .replace("voted against. [cites: 1000000000000000001, 1000000000000000002]",
+                              "voted against. [cites: 1000000000000000001, 1000000000000000002].", 1))
+    done = ledgerpress("check", cwd=site)
+    found = [line for line in done.stdout.splitlines() if " LP030 " in line]
+    assert done.returncode == 1 and len(found) == 1  # a full stop after the last one is not words
+    assert "paragraph goes on after its last [cites: …] ('The mayor then resigned.')" in found[0]

@@ -92,6 +92,19 @@ class Unit:
     def cited_ids(self) -> list[str]:
         return list(dict.fromkeys(i for cite in self.cites for i in cite.ids))
 
+    def after_last_cite(self) -> str:
+        """The text that follows its last [cites: …] (empty when that ends it): what no citation covers."""
+        if not self.cites:
+            return ""
+        last = max(self.cites, key=lambda cite: (cite.line, cite.col))
+        after = []
+        for line, col, text in self.source:
+            if line == last.line:
+                after.append(text[text.find("]", last.col - col) + 1:])
+            elif line > last.line:
+                after.append(text)
+        return " ".join(after).strip()
+
 
 @dataclass
 class Block:
