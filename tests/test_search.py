@@ -19,6 +19,7 @@ from click.testing import CliRunner
 
 from generator.cli import cli
 from generator.engine import search as engine_search
+from generator.engine.scratch import clear_leftovers
 from generator.site import search
 from generator.site.search import (
     NOTE_CODE,
@@ -240,7 +241,7 @@ def test_scratch_folders_of_runs_that_are_gone_are_removed(site: Path, tmp_path:
     for folder in (dead, mine, legacy_old, legacy_new, other):
         (folder / "site").mkdir(parents=True)
     os.utime(legacy_old, (0, 0))
-    engine_search.clear_leftovers(str(scratch))
+    clear_leftovers(str(scratch), engine_search.SCRATCH_PREFIX)
     assert sorted(p.name for p in scratch.iterdir()) == sorted([mine.name, legacy_new.name, other.name])
 
     (dead / "site").mkdir(parents=True)

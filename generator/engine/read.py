@@ -26,6 +26,7 @@ from ..content.source import front_matter, read_bounded
 from ..content.stories import load_story
 from ..render.story_view import SectionView, section_rows, sections_of
 from .records import StoryRecord
+from .scratch import clear_leftovers
 
 
 class Spilled(NamedTuple):
@@ -46,7 +47,7 @@ class Spill:
 
     def __init__(self, top: str | None = None) -> None:
         top = top or tempfile.gettempdir()
-        _remove_orphans(top, self.PREFIX)
+        clear_leftovers(top, self.PREFIX)
         self.folder = tempfile.mkdtemp(prefix=f"{self.PREFIX}{os.getpid()}-", dir=top)
         self._writer: tuple[int, str, int] | None = None  # (process id, file, descriptor) of this process
 
@@ -71,25 +72,6 @@ class Spill:
             os.close(self._writer[2])
         self._writer = None
         shutil.rmtree(self.folder, ignore_errors=True)
-
-
-def _remove_orphans(top: str, prefix: str) -> None:
-    """Scratch folders of builds whose process is gone (killed before they could remove their own)."""
-    for name in os.listdir(top):
-        if name.startswith(prefix):
-            pid = name[len(prefix):].split("-", 1)[0]
-            if pid.isdigit() and not _alive(int(pid)):
-                shutil.rmtree(os.path.join(top, name), ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 @dataclass(frozen=True)

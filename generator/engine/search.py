@@ -9,10 +9,8 @@ import functools
 import importlib.metadata
 import os
 import re
-import shutil
 import subprocess
 import tempfile
-import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,6 +32,7 @@ from ..site.search import (
     unavailable,
 )
 from .records import SearchRecord, ShardRecord, StoryRecord
+from .scratch import clear_leftovers
 
 
 class SearchUnavailable(Exception):
@@ -106,7 +105,6 @@ def fingerprint(shard: Shard) -> str:
 
 
 SCRATCH_PREFIX = "ledgerpress-search-"  # then the process id: a folder left by a killed run is found and removed
-LEFTOVER_AGE_S = 3600                   # a scratch folder without a process id (an older ledgerpress) is removed after
 TIMEOUT_S, PAGES_PER_S = 60.0, 10       # how long Pagefind may take on a shard: a minute, and a second per 10 pages
 # Pagefind names some of its files after each page's <html lang>: only a language tag may pass, never a path.
 _LANG = re.compile(rb"<html\b[^>]*?\blang\s*=\s*([\"']?)([^\"'>]*)\1", re.IGNORECASE)
@@ -123,7 +121,7 @@ def index_shards(shards: list[Shard], read: Callable[[str], bytes], jobs: int, n
         return
     binary = _binary()
     scratch = scratch or tempfile.gettempdir()
-    clear_leftovers(scratch)
+    clear_leftovers(scratch, SCRATCH_PREFIX)
     pool = concurrent.futures.ThreadPoolExecutor(max_workers=max(1, jobs))
     try:
         yield from zip(shards, pool.map(lambda shard: _index(shard, read, binary, nice, scratch), shards))
@@ -154,38 +152,6 @@ def _language(path: str, page: bytes) -> None:
     if found and found[2] and not _TAG.fullmatch(found[2]):
         shown = found[2][:40].decode("utf-8", "replace")
         raise SearchUnavailable(f'{path} has <html lang="{shown}">, which is not a language tag')
-
-
-def clear_leftovers(folder: str) -> None:
-    """Remove the scratch folders that runs which are gone left behind (killed before they could): ours, in
-    `folder`, named after a process that no longer runs (or, without a process id, older than an hour)."""
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return
-    for entry in entries:
-        if not entry.name.startswith(SCRATCH_PREFIX):
-            continue
-        try:
-            info = entry.stat(follow_symlinks=False)
-        except OSError:
-            continue
-        if not entry.is_dir(follow_symlinks=False) or info.st_uid != os.getuid():
-            continue
-        owner = entry.name[len(SCRATCH_PREFIX):].split("-")[0]
-        gone = not _running(int(owner)) if owner.isdigit() else time.time() - info.st_mtime > LEFTOVER_AGE_S
-        if gone:
-            shutil.rmtree(entry.path, ignore_errors=True)
-
-
-def _running(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (PermissionError, OverflowError):
-        return True
-    return True
 
 
 def _run(command: list[str], timeout: float, nice: bool) -> None:
