@@ -29,11 +29,10 @@ def units_cite(path: str, body: Body, site: SiteIndex) -> Iterator[Finding]:
             where = "in any of its cells" if unit.kind == "row" else "at its end"
             yield Finding(path, unit.line, unit.col, "LP030", f"{_WHAT[unit.kind]} has no [cites: …]: expected the "
                           f"manifest it rests on {where}, e.g. [cites: 1792456955874654825]")
-        elif unit.kind != "row" and _WORDS.search(unit.after_last_cite()):
-            last = max(unit.cites, key=lambda cite: (cite.line, cite.col))
+        elif unit.kind != "row" and _WORDS.search(tail := unit.after_last_cite()):
+            last = unit.last_cite
             yield Finding(path, last.line, last.col, "LP030", f"{_WHAT[unit.kind]} goes on after its last "
-                          f"[cites: …] ('{unit.after_last_cite()[:40]}'): expected a [cites: …] at its end for "
-                          "what it says after")
+                          f"[cites: …] ('{tail[:40]}'): expected a [cites: …] at its end for what it says after")
 
 
 @rule("LP004", "body", "an id is not a quoted string, or does not match the id pattern")

@@ -92,11 +92,15 @@ class Unit:
     def cited_ids(self) -> list[str]:
         return list(dict.fromkeys(i for cite in self.cites for i in cite.ids))
 
+    @property
+    def last_cite(self) -> Cite | None:
+        return max(self.cites, key=lambda cite: (cite.line, cite.col), default=None)
+
     def after_last_cite(self) -> str:
         """The text that follows its last [cites: …] (empty when that ends it): what no citation covers."""
-        if not self.cites:
+        last = self.last_cite
+        if last is None:
             return ""
-        last = max(self.cites, key=lambda cite: (cite.line, cite.col))
         after = []
         for line, col, text in self.source:
             if line == last.line:
