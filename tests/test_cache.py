@@ -389,6 +389,64 @@ def test_an_edit_writes_one_file_of_the_memo_and_a_damaged_one_is_not_read(site:
     assert listing(site / "public") == listing(fresh / "public")
 
 
+def test_the_teasers_the_memo_keeps_are_read_only_for_the_pages_that_list_a_story_anew(
+        site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A reworded story is made again with the feeds that carry its text, and they read from the memo the
+    teasers of the other stories they list, each once; a new description is listed again on every page that
+    lists the story. Either way the output is a cold build's."""
+    from generator.engine.memo import Memo
+
+    for step in range(6):
+        _edit(site, random.Random(step), 300 + step, "add")
+    build(site)
+    read: list[str] = []
+    teaser = Memo.teaser
+    monkeypatch.setattr(Memo, "teaser", lambda self, story: read.append(story) or teaser(self, story))
+    path = site / STORY_PATH
+    path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
+    assert "(7 written, " in build(site)
+    assert len(read) == len(set(read)) == 6 and STORY_PATH not in read
+    read.clear()
+    path.write_text(path.read_text().replace('description: "', 'description: "Now ', 1))
+    assert "(7 written, " not in build(site)
+    assert len(read) == len(set(read)) == 6 and STORY_PATH not in read
+    fresh = tmp_path / "fresh"
+    shutil.copytree(site / "content", fresh / "content")
+    build(fresh)
+    assert listing(site / "public") == listing(fresh / "public")
+
+
+def test_a_damaged_teasers_file_is_not_read(site: Path, tmp_path: Path):
+    """Changed where the memo's head can see it (its size or time), it is never opened: the next build reads
+    every story again. Changed with its size and time put back, it is found when first read: that build
+    refuses with a line, publishes nothing and removes it, and the next build reads every story again."""
+    for step in range(6):
+        _edit(site, random.Random(step), 400 + step, "add")
+    build(site)
+    path = site / STORY_PATH
+    for kept_stamp, note in ((False, "describe"), (True, "Later")):
+        files = sorted((site / CACHE_DIR).glob("memo-*-teasers-*"), key=lambda file: -file.stat().st_size)
+        file, before = files[0], files[0].stat()
+        data = bytearray(file.read_bytes())
+        data[len(data) // 2] ^= 1
+        file.write_bytes(bytes(data))
+        if kept_stamp:
+            os.utime(file, ns=(before.st_atime_ns, before.st_mtime_ns))
+        path.write_text(path.read_text().replace('description: "', f'description: "{note} ', 1))
+        shown = listing(site / "public")
+        result = CliRunner().invoke(cli, ["build", "--root", str(site), "--no-search"])
+        if kept_stamp:
+            assert result.exit_code == 1 and f"{file} is damaged (it was removed): build again" in result.output
+            assert listing(site / "public") == shown and not file.exists()
+            build(site)
+        else:
+            assert result.exit_code == 0, result.output
+        fresh = tmp_path / f"fresh-{kept_stamp}"
+        shutil.copytree(site / "content", fresh / "content")
+        build(fresh)
+        assert listing(site / "public") == listing(fresh / "public")
+
+
 @pytest.mark.parametrize("relative", [False, True])
 def test_the_scan_names_content_files_as_the_build_shows_them(site: Path, relative: bool, monkeypatch):
     from generator.engine.state import content_digests, scan

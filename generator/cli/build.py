@@ -84,7 +84,7 @@ def _up_to_date(state: State, key: str, inputs: dict[str, list], target: Path, s
 
 def _build(root: Path, target: Path, state: State, options: Options, force: bool, started: float) -> NoReturn:
     from ..engine.build import build_site
-    from ..engine.memo import save_memo
+    from ..engine.memo import MemoDamaged, save_memo
     from ..output.folder import FolderStore
     from ..site.search import SHARDS
 
@@ -96,7 +96,10 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
     with _output_errors(target):
         try:
             with Progress() as progress:
-                result = build_site(root, store, options, memo, digests, progress, (memo_key, state.key))
+                try:
+                    result = build_site(root, store, options, memo, digests, progress, (memo_key, state.key))
+                except MemoDamaged as err:  # found only when read, halfway through: nothing is published
+                    raise click.ClickException(f"{err}; {target.name}/ left as it was") from None
             print_findings(result.findings, err=True)
             if not result.ok:
                 click.echo(f"build refused: {findings_summary(result.findings)}; {target.name}/ left as it was",
@@ -118,9 +121,10 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
         save_state(root, state)
         if result.memo is not None:
             save_memo(root, result.memo)
-    except OSError as err:  # the site is built: only the next build's head start is lost
-        click.echo(f"warning: the build cache could not be saved ({_reason(err, CACHE_DIR)}): the next build reads "
-                   "and renders everything again", err=True)
+    except (OSError, MemoDamaged) as err:  # the site is built: only the next build's head start is lost
+        why = err.path if isinstance(err, MemoDamaged) else _reason(err, CACHE_DIR)
+        click.echo(f"warning: the build cache could not be saved ({why}): the next build reads and renders "
+                   "everything again", err=True)
     if result.scheduled:
         click.echo(scheduled_line(result.scheduled), err=True)
     click.echo(_built_line(state.summary, time.perf_counter() - started, target), err=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
+import functools
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -142,7 +143,7 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
         rendered = made.get(job.path, record.rendered)
         if rendered is not record.rendered:
             records[job.path] = dataclasses.replace(record, rendered=rendered)
-        shown.append(rendered)
+        shown.append((job.path, rendered))
         outputs.update(rendered.outputs)
         sources.update(dict.fromkeys(rendered.outputs, job.path))
     pages = _make_pages(checked, renderer, store, shown, outputs, sources, memo, jobs, result)
@@ -174,12 +175,12 @@ def _shared_urls(checked: Checked) -> list[Finding]:
     return found
 
 
-def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, stories: list[Rendered],
+def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, stories: list[tuple[str, Rendered]],
                 outputs: dict[str, str], sources: dict[str, str], memo: Memo | None, jobs: int,
                 result: BuildResult) -> dict[str, PageRecord]:
     """The site's other outputs: made when what they are made from moved; their records, by path."""
     config = checked.config
-    teasers = [story.teaser_digest for story in stories]
+    teasers = [story.teaser_digest for _, story in stories]
     result.site = site_fingerprint(teasers, checked.manifests, checked.pages, sorted(outputs), renderer,
                                    checked.authors, checked.images)
     if (memo is not None and memo.site == result.site
@@ -190,11 +191,11 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
         producers = {memo.pages[path].producer for path in stale}
         if not producers & {producer_name(produce) for produce in LAST}:
             result.reads = {path: outputs.get(path, "") for path in memo.reads}
-            planned = site_outputs(config, _teasers(stories), checked.manifests, checked.pages, (), checked.authors,
+            planned = site_outputs(config, _teasers(stories, memo), checked.manifests, checked.pages, (), checked.authors,
                                    checked.images, only=producers) if stale else []
             return _make_planned([found for found in planned if found[1].path in stale], config, renderer, store,
                                  outputs, memo.pages, jobs, result, others=True)
-    planned = site_outputs(config, _teasers(stories), checked.manifests, checked.pages, sorted(outputs),
+    planned = site_outputs(config, _teasers(stories, memo), checked.manifests, checked.pages, sorted(outputs),
                            checked.authors, checked.images)
     lost, clashes = collisions([output for _, output in planned], sources)
     severity = config.checks.get("LP011", "error")  # off or a warning: what cannot be written is left out
@@ -209,8 +210,10 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
                          others=False)
 
 
-def _teasers(stories: list[Rendered]) -> list[Teaser]:
-    return [Teaser(story.teaser, story.teaser_digest, story.keys) for story in stories]
+def _teasers(stories: list[tuple[str, Rendered]], memo: Memo | None) -> list[Teaser]:
+    """Each story's teaser; those the memo keeps are read from it only if a page reads one."""
+    return [Teaser(story.teaser if story.teaser is not None else functools.partial(memo.teaser, path),
+                   story.teaser_digest, story.keys) for path, story in stories]
 
 
 def _make_planned(planned: list[tuple[str, Output]], config: SiteConfig, renderer: Renderer, store: OutputStore,

@@ -1,8 +1,8 @@
 """The memo: what the last good build learned (records of every input file and output, and the site-wide
 indexes as snapshots), so that the next build reads and makes again only what changed. Plain data, pickled
 into .ledgerpress-cache/ (a head, signed with a key that never leaves this user's own cache folder, naming the
-files of the story records by their digests): a memo that arrives with a checkout, or is damaged, is
-ignored, never unpickled."""
+files of the story records and of their teasers by their digests): a memo that arrives with a checkout, or is
+damaged, is ignored, never unpickled."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ import io
 import os
 import pickle
 import secrets
+import weakref
 import zlib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -20,9 +21,9 @@ from pathlib import Path
 from ..analysis.similarity import Features
 from ..content.layout import CACHE_DIR, key_of
 from ..output.whole import write_whole
-from .records import ImageRecord, Made, ManifestRecord, SearchRecord, StoryRecord
+from .records import ImageRecord, Made, ManifestRecord, Rendered, SearchRecord, StoryRecord
 
-FORMAT = b"ledgerpress-memo-8\n"
+FORMAT = b"ledgerpress-memo-9\n"
 KEY_NAME = "memo-key"
 
 
@@ -55,15 +56,72 @@ class Memo:
     search: SearchRecord | None = None
     images: dict[str, ImageRecord] = field(default_factory=dict)       # image files by path as shown
     reads: dict[str, str] = field(default_factory=dict)  # ... but the story outputs they read, by path: digest
-    # The files the story records were loaded from: by shard, its file's name and its records as loaded. A
-    # record is never changed in place (StoryRecord is frozen; a build makes a new one for what changed), so a
-    # shard whose records are all the very objects it was loaded with is that file still, and a save does not
-    # pickle and write it again. Not saved itself; a build hands it from the memo it was given to the next.
-    loaded: dict[int, tuple[str, dict[str, StoryRecord]]] = field(default_factory=dict, repr=False, compare=False)
+    # The files the story records were loaded from, by shard (Shard). Not saved itself; a build hands it from the
+    # memo it was given to the next.
+    loaded: dict[int, Shard] = field(default_factory=dict, repr=False, compare=False)
     # What each story's variants were last made from, by path: the preview's next build compares a story's job
     # with it instead of taking the job's fingerprint again. Not saved (a job is as large as its fingerprint is
     # small), so a build from a loaded memo takes every job's fingerprint.
     made: dict[str, Made] = field(default_factory=dict, repr=False, compare=False)
+
+    def teaser(self, story: str) -> bytes:
+        """The teaser of a story whose record came from a shard of this memo (its Rendered holds None)."""
+        shard = self.loaded[shard_of(story)]
+        start, end = shard.at[story]
+        return shard.teasers.read(start, end, shard.records[story].rendered.teaser_digest)
+
+
+@dataclass
+class Shard:
+    """A file of story records as loaded or saved: its name, its records, the file of their teasers and where
+    each story's stands in it. A record is never changed in place (StoryRecord is frozen; a build makes a new
+    one for what changed), so a shard whose records are all the very objects it was loaded with is that file
+    still, and a save does not pickle and write it again."""
+
+    name: str
+    records: dict[str, StoryRecord]
+    teasers: Teasers
+    at: dict[str, tuple[int, int]]
+
+
+class MemoDamaged(Exception):
+    """A file of the memo, read only when a build needed it, is not what the head names."""
+
+    def __init__(self, path: Path) -> None:
+        super().__init__(f"{path} is damaged (it was removed): build again")
+        self.path = path
+
+    def __reduce__(self):  # raised in a worker, raised again in the build
+        return MemoDamaged, (self.path,)
+
+
+class Teasers:
+    """A shard's teasers, their JSON one after another in a file of their own: most builds list no story anew
+    and the rest list a few, so a build reads only the teasers of the stories a page it makes lists. The file
+    is opened when the memo is loaded (a build saving its memo meanwhile cannot take it away) and must then
+    stand as the head recorded it; each teaser read is checked against its digest, which its story's record
+    holds (what the head's signature covers)."""
+
+    def __init__(self, path: Path, digest: str, stamp: tuple[int, int, int]) -> None:
+        self.path, self.digest, self.stamp = path, digest, stamp
+        self.descriptor = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
+        weakref.finalize(self, os.close, self.descriptor)
+        if _stamp(os.fstat(self.descriptor)) != stamp:
+            raise ValueError(f"{self.path} is not as the head recorded it")
+
+    def read(self, start: int, end: int, digest: str) -> bytes:
+        data = os.pread(self.descriptor, end - start, start)  # by offset: forked workers share the descriptor
+        while len(data) < end - start and (more := os.pread(self.descriptor, end - start - len(data),
+                                                            start + len(data))):
+            data += more
+        if _digest(data) != digest:
+            self.path.unlink(missing_ok=True)  # the next build then reads every story again
+            raise MemoDamaged(self.path)
+        return data
+
+
+def _stamp(info: os.stat_result) -> tuple[int, int, int]:
+    return info.st_size, info.st_mtime_ns, info.st_ino
 
 
 def take(memo: Memo | None, name: str) -> dict | None:
@@ -81,6 +139,7 @@ def memo_path(root: Path, options: str) -> Path:
 
 
 SHARDS = 16  # the story records are kept in this many files: an edit writes again the one holding its story
+TEASERS = "teasers-"  # before the digest in the names of the shards' teasers files
 
 
 def load_memo(root: Path, options: str, key: str) -> Memo | None:
@@ -96,26 +155,40 @@ def load_memo(root: Path, options: str, key: str) -> Memo | None:
         return None
     try:
         memo, shards = pickle.loads(body)
-        loaded = {n: (name, _load_shard(path, name)) for n, name in enumerate(shards)}
+        loaded = {n: _load_shard(path, *named) for n, named in enumerate(shards)}
     except Exception:  # signed by us (each shard by its digest): only a generator change could make it unreadable
         return None
     if not isinstance(memo, Memo) or memo.key != key or len(loaded) != SHARDS:
         return None
     memo.loaded = loaded
-    memo.stories = {path: record for _, records in loaded.values() for path, record in records.items()}
+    memo.stories = {path: record for shard in loaded.values() for path, record in shard.records.items()}
     return memo
 
 
-def _load_shard(head: Path, name: str) -> dict[str, StoryRecord]:
-    data = head.with_name(f"{head.name}-{name}").read_bytes()
-    if hashlib.sha256(data).hexdigest()[:32] != name:
+def shard_of(story: str) -> int:
+    return zlib.crc32(story.encode()) % SHARDS
+
+
+def _beside(head: Path, name: str) -> Path:
+    return head.with_name(f"{head.name}-{name}")
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:32]
+
+
+def _load_shard(head: Path, name: str, teasers: str, stamp: tuple[int, int, int]) -> Shard:
+    data = _beside(head, name).read_bytes()
+    if _digest(data) != name:
         raise ValueError("a shard of the memo is not what its head names")
-    return pickle.loads(data)
+    records, at = pickle.loads(data)
+    return Shard(name, records, Teasers(_beside(head, TEASERS + teasers), teasers, stamp), at)
 
 
 def save_memo(root: Path, memo: Memo) -> None:
-    """Write the story shards that changed under names of their own digests, then the head naming them under a
-    temporary name put in place (a reader finds the old memo or the new), then remove the shards no head names."""
+    """Write the story shards and teasers that changed under names of their own digests, then the head naming
+    them under a temporary name put in place (a reader finds the old memo or the new), then remove the files
+    no head names."""
     secret = _secret()
     if secret is None:
         return
@@ -123,40 +196,78 @@ def save_memo(root: Path, memo: Memo) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     grouped: list[dict[str, StoryRecord]] = [{} for _ in range(SHARDS)]
     for story, record in memo.stories.items():
-        grouped[zlib.crc32(story.encode()) % SHARDS][story] = record
-    shards = [_saved_shard(path, memo.loaded.get(n), records) for n, records in enumerate(grouped)]
+        grouped[shard_of(story)][story] = record
+    # The teasers files kept as they are come first: another shard's can come to the same bytes (two shards
+    # without a story), and writing that file again would move the stamp the head records for it.
+    kept = {n: _kept_teasers(memo.loaded.get(n), records) for n, records in enumerate(grouped)}
+    files = {shard.teasers.digest: shard.teasers for shard in kept.values() if shard is not None}
+    shards = [_saved_shard(path, memo, memo.loaded.get(n), records, kept[n], files)
+              for n, records in enumerate(grouped)]
     head = dataclasses.replace(memo, stories={}, loaded={}, made={})
-    body = pickle.dumps((head, shards), protocol=pickle.HIGHEST_PROTOCOL)
+    body = pickle.dumps((head, [(shard.name, shard.teasers.digest, shard.teasers.stamp) for shard in shards]),
+                        protocol=pickle.HIGHEST_PROTOCOL)
     write_whole(path, FORMAT + _sign(secret, body) + body)
-    memo.loaded = dict(enumerate(zip(shards, grouped)))
-    named = {f"{path.name}-{name}" for name in shards}
+    memo.loaded = dict(enumerate(shards))
+    named = {_beside(path, name).name for shard in shards for name in (shard.name, TEASERS + shard.teasers.digest)}
     for found in path.parent.glob(f"{path.name}-*"):
         if found.name not in named:
             found.unlink(missing_ok=True)
 
 
-def _saved_shard(head: Path, was: tuple[str, dict[str, StoryRecord]] | None, records: dict[str, StoryRecord]) -> str:
-    """The name of the shard file holding these records: the one it was loaded from (`was`) if they are its
-    very objects."""
-    name, loaded = was or ("", {})
-    if name and loaded.keys() == records.keys() and all(loaded[path] is record for path, record in records.items()):
-        if head.with_name(f"{head.name}-{name}").exists():
-            return name
+def _kept_teasers(was: Shard | None, records: dict[str, StoryRecord]) -> Shard | None:
+    """The shard as loaded, if these records have the same teasers (its teasers file holds them)."""
+    if was is None or was.records.keys() != records.keys() or not was.teasers.path.exists():
+        return None
+    return was if _teaser_digests(was.records) == _teaser_digests(records) else None
+
+
+def _saved_shard(head: Path, memo: Memo, was: Shard | None, records: dict[str, StoryRecord], kept: Shard | None,
+                 files: dict[str, Teasers]) -> Shard:
+    """The shard holding these records: the files it was loaded from (`was`) where they hold the same;
+    `files`: the teasers files of this save so far, by digest."""
+    if kept is not None:
+        if _beside(head, was.name).exists() and all(was.records[path] is record for path, record in records.items()):
+            return was
+        teasers, at = kept.teasers, kept.at
+    else:
+        listed = {path: memo.teaser(path) if record.rendered.teaser is None else record.rendered.teaser
+                  for path, record in records.items() if record.rendered is not None}
+        at, offset = {}, 0
+        for path, teaser in listed.items():
+            at[path] = (offset, offset + len(teaser))
+            offset += len(teaser)
+        data = b"".join(listed.values())
+        teasers = files.get(_digest(data))
+        if teasers is None:
+            digest = _write_named(head, data, TEASERS)
+            file = _beside(head, TEASERS + digest)
+            teasers = files[digest] = Teasers(file, digest, _stamp(file.stat()))
     out = io.BytesIO()
-    _ShardPickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump(records)
-    data = out.getvalue()
-    name = hashlib.sha256(data).hexdigest()[:32]
-    write_whole(head.with_name(f"{head.name}-{name}"), data)
-    return name
+    _ShardPickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump((records, at))
+    return Shard(_write_named(head, out.getvalue()), records, teasers, at)
+
+
+def _teaser_digests(records: dict[str, StoryRecord]) -> dict[str, str]:
+    return {path: record.rendered.teaser_digest for path, record in records.items() if record.rendered is not None}
+
+
+def _write_named(head: Path, data: bytes, prefix: str = "") -> str:
+    """Write a file of the memo under the name of its digest; the digest."""
+    digest = _digest(data)
+    write_whole(_beside(head, prefix + digest), data)
+    return digest
 
 
 class _ShardPickler(pickle.Pickler):
     """Pickles each story's similarity features as their few plain values (Features.plain), loaded through
-    Features.from_plain: thousands of signatures pickle and load far quicker as bytes than as arrays."""
+    Features.from_plain: thousands of signatures pickle and load far quicker as bytes than as arrays; and
+    each story's Rendered without its teaser, which the shard's teasers file holds."""
 
     def reducer_override(self, obj):
         if type(obj) is Features:
             return Features.from_plain, (obj.plain(),)
+        if type(obj) is Rendered and obj.teaser is not None:
+            return Rendered, (obj.job, obj.outputs, None, obj.teaser_digest, obj.keys, obj.indexed)
         return NotImplemented
 
 

@@ -53,12 +53,13 @@ Made = tuple[StoryJob, str, str]  # a story's job, the story templates' digest, 
 class Rendered:
     """A story's three variants as last made: the fingerprint of what they were made from (its job,
     engine/stories.py, and the story templates), each output's digest, and its teaser (its view without
-    sections, as JSON, which list pages read) with its digest and the fields that order and place it, and the
-    digest of what the search index reads of its HTML page."""
+    sections, as JSON, which list pages read; None when the memo it was loaded from keeps it: Memo.teaser) with
+    its digest and the fields that order and place it, and the digest of what the search index reads of its
+    HTML page."""
 
     job: str
     outputs: dict[str, str]
-    teaser: bytes
+    teaser: bytes | None
     teaser_digest: str
     keys: dict[str, Any]
     indexed: str

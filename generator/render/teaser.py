@@ -5,7 +5,7 @@ reads a field that the story's keys do not hold."""
 from __future__ import annotations
 
 import functools
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 import orjson
@@ -48,14 +48,21 @@ class Teaser:
     """One story's view without its sections: `text` (its JSON), `fingerprint` (a digest of it: a page showing
     the story is made again when it changes) and `keys` (the fields that order and place it, at hand). Any
     other field is read from the JSON the first time a page asks for it (a list page reads a few of them),
-    and kept, readable as attributes."""
+    and kept, readable as attributes. The JSON may be given as a function that reads it (from the memo),
+    called only then."""
 
-    def __init__(self, text: bytes, fingerprint: str, keys: Mapping[str, Any]) -> None:
-        self.text, self.fingerprint, self.keys = text, fingerprint, keys
+    def __init__(self, text: bytes | Callable[[], bytes], fingerprint: str, keys: Mapping[str, Any]) -> None:
+        self._text, self.fingerprint, self.keys = text, fingerprint, keys
         vars(self).update(keys)  # the dotted names too: no template can reach them by name, and they cost nothing
 
+    @property
+    def text(self) -> bytes:
+        if not isinstance(self._text, bytes):
+            self._text = self._text()
+        return self._text
+
     def __getattr__(self, name: str) -> Any:
-        if name.startswith("__") or "text" not in vars(self):
+        if name.startswith("__") or "_text" not in vars(self):
             raise AttributeError(name)
         raw = _parsed(self.text)
         if name not in raw:
