@@ -176,16 +176,16 @@ class Features(NamedTuple):
     words: tuple[str, ...]
     numbers: array  # of "I": the counts as one object the cyclic collector does not walk, not a tuple of ints
 
-    def plain(self) -> tuple[bytes, bool, str, bytes]:
-        """These features as a few plain values (the signature and counts as bytes, the words as one string),
-        to keep between builds: a memo of thousands loads them far quicker than thousands of small objects."""
-        return self.sketch.tobytes(), self.empty, "\n".join(self.words), self.numbers.tobytes()
+    def plain(self) -> tuple[bytes, bool, tuple[str, ...], bytes]:
+        """These features as a few plain values (the signature and counts as bytes), to keep between builds: a
+        memo of thousands loads them far quicker than thousands of arrays (and pickles a word that many stories
+        share once, as the one object a process keeps of it)."""
+        return self.sketch.tobytes(), self.empty, self.words, self.numbers.tobytes()
 
     @classmethod
-    def from_plain(cls, data: tuple[bytes, bool, str, bytes]) -> Features:
+    def from_plain(cls, data: tuple[bytes, bool, tuple[str, ...], bytes]) -> Features:
         sketch, empty, words, numbers = data
-        return cls(np.frombuffer(sketch, dtype=np.uint64), empty, tuple(words.split("\n")) if words else (),
-                   array("I", numbers))
+        return cls(np.frombuffer(sketch, dtype=np.uint64), empty, words, array("I", numbers))
 
 
 def features(text: str) -> Features:
