@@ -322,6 +322,20 @@ def test_a_file_or_link_of_the_user_where_the_build_writes_is_refused_not_replac
         assert tree(public) == before and tree(elsewhere) == outside
 
 
+def test_the_first_build_leaves_a_second_tree_of_links_which_the_next_build_brings_up_to_date(demo: Path,
+                                                                                               tmp_path: Path):
+    """The first build into a folder also makes the tree beside it, of links to every file it published, so
+    the edit after it writes only what changed; that edit's output is a cold build's."""
+    assert build(demo).returncode == 0
+    public, second = demo / "public", demo / ".public.ledgerpress" / "next"
+    files = [path.relative_to(public) for path in public.rglob("*") if path.is_file()]
+    assert files and sorted(files) == sorted(path.relative_to(second) for path in second.rglob("*") if path.is_file())
+    assert all((public / path).stat().st_ino == (second / path).stat().st_ino for path in files)
+    mark_story(demo)
+    assert build(demo).returncode == 0
+    assert tree(public) == cold(demo, tmp_path) and not pending(demo)
+
+
 def test_a_file_edited_in_place_is_repaired_in_the_tree_linked_to_it_too(demo: Path, tmp_path: Path):
     """After a second build, the tree beside public/ holds hard links to most of its files: writing into one
     of them in place changes both, and the next build must not take the other tree's copy as intact."""

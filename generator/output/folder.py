@@ -167,13 +167,16 @@ class FolderStore:
             next_tree = str(os.stat(self.next).st_ino)
             self.record.trees = {next_tree: tree}
             self.record.dirs = {next_tree: folder_times(self.next, tree)}
-            if self.out.exists():  # what was edited or deleted by hand since is ours still, its bytes unknown
+            first = not self.out.exists()
+            if not first:  # what was edited or deleted by hand since is ours still, its bytes unknown
                 live = str(os.stat(self.out).st_ino)
                 self.record.trees[live] = {**{path: self.live.get(path, [UNKNOWN, 0, 0, 0]) for path in self.recorded},
                                            **{path: [CARRIED, 0, 0, 0] for path in self.foreign}}
                 self.record.dirs[live] = self.live_folders or folder_times(self.out, self.record.trees[live])
             save_record(self.out, self.record)
             self._switch()
+            if first:
+                self._mirror(tree)
             return stats
         finally:
             self.lock.release()
@@ -211,6 +214,22 @@ class FolderStore:
         written = [path for path, code in self.handled.items() if path in outputs and not self.holds(path, code)]
         gone = [path for path in self.live if path not in outputs]
         return CommitStats(len(outputs), len(written), len(outputs) - len(written), len(gone), written + gone)
+
+    def _mirror(self, tree: dict[str, Entry]) -> None:
+        """After the first build into the folder, which leaves no second tree, make one of links to the new live
+        tree's files now, at the end of a long build, rather than in the next one, likely an edit someone is
+        waiting for. Recorded once whole: a build stopped before that makes it again, file by file."""
+        self.next.mkdir()
+        made: set[str] = set()
+        for path in tree:
+            target = os.path.join(self.next, path)
+            folder = os.path.dirname(target)
+            if folder not in made:
+                os.makedirs(folder, exist_ok=True)
+                made.add(folder)
+            _link(os.path.join(self.out, path), target)
+        self.record.trees[str(os.stat(self.next).st_ino)] = tree  # the same files, by the same inodes
+        save_record(self.out, self.record)
 
     def _switch(self) -> None:
         """Put the next tree in the output folder's place, and the live one where the next was."""
