@@ -208,6 +208,22 @@ def test_a_file_of_the_user_s_is_carried_build_after_build_and_nothing_else_appe
     assert tree(demo / "public") == {**cold(demo, tmp_path), "CNAME": b"news.example.org\n"}
 
 
+def test_a_file_of_the_user_s_in_a_folder_no_build_changes_is_carried_build_after_build(demo: Path, tmp_path: Path):
+    """A build records the times of the second tree's folders that it left alone as they were when that tree
+    was last made: a file put into one of them while it was live is still found, by every later build."""
+    for _ in range(3):
+        mark_story(demo)
+        assert build(demo).returncode == 0
+    notes = demo / "public" / "about" / "notes.txt"
+    notes.write_text("mine\n")
+    for _ in range(4):
+        mark_story(demo)
+        assert build(demo).returncode == 0
+        assert notes.read_text() == "mine\n"
+    notes.unlink()
+    assert tree(demo / "public") == cold(demo, tmp_path)
+
+
 def test_a_folder_of_the_user_s_with_a_link_in_it_is_carried_link_and_all(demo: Path, tmp_path: Path):
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -27,7 +27,7 @@ from .record import (
 )
 from .store import CommitStats, Receipt, check_relative
 from .switch import exchange
-from .tree import folder_times, foreign_files, in_the_way
+from .tree import folder_times, folders_of, foreign_files, in_the_way
 
 
 SCRATCH = "scratch"  # in the output's own folder: the build's temporary files
@@ -90,9 +90,10 @@ class FolderStore:
         self.live_folders = self.record.folders(self.out) if live else None  # the live tree's, as last seen
         self.live_record = live  # with the files carried so far: commit() looks for those put there by hand
         ours = self.record.tree(self.next)
+        self.next_folders = self.record.folders(self.next)  # the next tree's, as recorded when it was last made
         if ours is None or not self.out.exists():
             shutil.rmtree(self.next, ignore_errors=True)
-            ours = {}
+            ours, self.next_folders = {}, None
         # A file of the next tree linked to a live file edited in place since (the same inode) was edited too.
         self.made = {path: entry for path, entry in ours.items() if entry[0] != CARRIED
                      and (path in self.live or path not in self.recorded or self.recorded[path][3] != entry[3])}
@@ -166,7 +167,7 @@ class FolderStore:
             self.record.build = self.build
             next_tree = str(os.stat(self.next).st_ino)
             self.record.trees = {next_tree: tree}
-            self.record.dirs = {next_tree: folder_times(self.next, tree)}
+            self.record.dirs = {next_tree: folder_times(self.next, tree, self.next_folders, self.moved)}
             first = not self.out.exists()
             if not first:  # what was edited or deleted by hand since is ours still, its bytes unknown
                 live = str(os.stat(self.out).st_ino)
@@ -211,6 +212,10 @@ class FolderStore:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(self.next, path))
             _prune(self.next, Path(self.next, path).parent)
+        # The folders whose entries this build changed, and those holding files of the user's (added while the
+        # tree was live, after its times were taken): every other one stands as when the tree was last made.
+        changed = (path for path, code in outputs.items() if (made := self.made.get(path)) is None or made[0] != code)
+        self.moved = {"", *folders_of([*self.foreign, *self.carried, *stale, *changed])}
         written = [path for path, code in self.handled.items() if path in outputs and not self.holds(path, code)]
         gone = [path for path in self.live if path not in outputs]
         return CommitStats(len(outputs), len(written), len(outputs) - len(written), len(gone), written + gone)

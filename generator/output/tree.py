@@ -41,11 +41,11 @@ def in_the_way(paths: Collection[str], outputs: Collection[str]) -> list[str]:
     outputs, or inside a folder where an output is a file."""
     if not paths:
         return []
-    folders = _folders(outputs)
-    return sorted(path for path in paths if path in folders or any(folder in outputs for folder in _folders([path])))
+    folders = folders_of(outputs)
+    return sorted(path for path in paths if path in folders or any(folder in outputs for folder in folders_of([path])))
 
 
-def _folders(paths: Iterable[str]) -> set[str]:
+def folders_of(paths: Iterable[str]) -> set[str]:
     """Every folder holding one of these files, by its path below the top ('' for the top)."""
     folders = {""}
     for path in paths:
@@ -56,10 +56,17 @@ def _folders(paths: Iterable[str]) -> set[str]:
     return folders
 
 
-def folder_times(top: Path, files: Mapping[str, Entry]) -> dict[str, int]:
-    """The modification time of every folder holding a recorded file, by its path below top ('' for top)."""
+def folder_times(top: Path, files: Mapping[str, Entry], known: Mapping[str, int] | None = None,
+                 moved: Collection[str] = ()) -> dict[str, int]:
+    """The modification time of every folder holding a recorded file, by its path below top ('' for top): as
+    `known` has it (recorded earlier) for a folder not in `moved`, else as it is now. A time recorded older
+    than the folder's only makes the next build look through that folder again."""
+    known = known or {}
     times = {}
-    for folder in _folders(files):
+    for folder in folders_of(files):
+        if folder in known and folder not in moved:
+            times[folder] = known[folder]
+            continue
         with contextlib.suppress(OSError):
             times[folder] = os.stat(os.path.join(top, folder), follow_symlinks=False).st_mtime_ns
     return times
