@@ -321,6 +321,30 @@ def _stand_in(public: Path, shape: str, elsewhere: Path) -> None:
         (public / "robots.txt" / "notes.txt").write_text("mine\n")
 
 
+def test_the_early_look_at_public_counts_only_for_the_record_and_tree_the_build_finds(demo: Path):
+    """A build compares the live files with the record in a forked process while its engine loads, before it
+    holds the output's lock: what that look found counts only for the very record file and live tree the
+    build then reads; for any other, the build looks again itself."""
+    from generator.output.look import LiveLook
+    from generator.output.record import load_record, save_record
+
+    assert build(demo).returncode == 0
+    public = demo / "public"
+    (public / "index.html").write_text("defaced")
+    tree_now = os.stat(public).st_ino
+    with LiveLook(public) as look:
+        assert look.changed(load_record(public), tree_now) == {"index.html"}
+    before = load_record(public)
+    save_record(public, before)  # the same content, another file: a build wrote it meanwhile
+    with LiveLook(public) as look:
+        assert look.changed(before, tree_now) is None
+    with LiveLook(public) as look:
+        assert look.changed(load_record(public), tree_now + 1) is None
+    with LiveLook(public) as look:
+        assert look.changed(load_record(public), tree_now) == {"index.html"}
+    assert build(demo).returncode == 0 and (public / "index.html").read_text() != "defaced"
+
+
 @pytest.mark.parametrize("shape", ["a link to a folder elsewhere in place of a folder", "a file in place of a folder",
                                    "a folder in place of a file"])
 def test_a_file_or_link_of_the_user_where_the_build_writes_is_refused_not_replaced(demo: Path, tmp_path: Path,

@@ -25,6 +25,7 @@ from ..engine.state import (
     scan,
     settle,
 )
+from ..output.look import LiveLook
 from ..output.record import intact, load_record
 from .options import ROOT, build_now, counted, finding_line, findings_summary, print_findings, require_site
 
@@ -83,16 +84,17 @@ def _up_to_date(state: State, key: str, inputs: dict[str, list], target: Path, s
 
 
 def _build(root: Path, target: Path, state: State, options: Options, force: bool, started: float) -> NoReturn:
-    from ..engine.build import build_site
-    from ..engine.memo import MemoDamaged, save_memo
-    from ..output.folder import FolderStore
-    from ..site.search import SHARDS
+    with LiveLook(target) as look:  # the live files' stats against the record, taken while the engine loads
+        from ..engine.build import build_site
+        from ..engine.memo import MemoDamaged, save_memo
+        from ..output.folder import FolderStore
+        from ..site.search import SHARDS
 
-    digests = content_digests(root, state.inputs)
-    memo_key = key_of(code_digest(state.inputs), digests.get("content/site.toml", ""), state.key)
-    memo = None if force else _load_memo_kept(root, state.key, memo_key)
-    with _output_errors(target):
-        store = FolderStore(target, root, state.build)
+        digests = content_digests(root, state.inputs)
+        memo_key = key_of(code_digest(state.inputs), digests.get("content/site.toml", ""), state.key)
+        memo = None if force else _load_memo_kept(root, state.key, memo_key)
+        with _output_errors(target):
+            store = FolderStore(target, root, state.build, look)
     with _output_errors(target):
         try:
             with Progress() as progress:

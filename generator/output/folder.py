@@ -15,6 +15,7 @@ from pathlib import Path
 from ..content.layout import file_digest
 from ..content.source import is_utf8, shown_name
 from .lock import OutputLock
+from .look import LiveLook
 from .record import (
     CARRIED,
     UNKNOWN,
@@ -61,9 +62,9 @@ class FolderStore:
     """Outputs in a folder (OutputStore). Holds the output's lock from creation to commit() or abort(); `build`,
     the key of the build's inputs and options, is recorded with the tree it makes."""
 
-    def __init__(self, out: Path, root: Path, build: str = "") -> None:
+    def __init__(self, out: Path, root: Path, build: str = "", look: LiveLook | None = None) -> None:
         check_target(out, root)
-        self.build = build
+        self.build, self.look = build, look
         self.out = out.resolve()
         self.own = own_folder(self.out)
         self.next = self.own / "next"
@@ -85,8 +86,12 @@ class FolderStore:
                                     "makes it again) or choose another folder with --out")
             live = {}
         self.recorded = {path: entry for path, entry in live.items() if entry[0] != CARRIED}
-        top = f"{self.out}{os.sep}"
-        self.live = {path: entry for path, entry in self.recorded.items() if same(top + path, entry)}
+        changed = self.look.changed(self.record, os.stat(self.out).st_ino) if self.look and live else None
+        if changed is None:
+            top = f"{self.out}{os.sep}"
+            self.live = {path: entry for path, entry in self.recorded.items() if same(top + path, entry)}
+        else:
+            self.live = {path: entry for path, entry in self.recorded.items() if path not in changed}
         self.live_folders = self.record.folders(self.out) if live else None  # the live tree's, as last seen
         self.live_record = live  # with the files carried so far: commit() looks for those put there by hand
         ours = self.record.tree(self.next)

@@ -35,6 +35,7 @@ class Record:
     build: str = ""
     trees: dict[str, dict[str, Entry] | None] = field(default_factory=dict)
     dirs: dict[str, dict[str, int]] = field(default_factory=dict)  # by tree: each folder's modification time
+    stamp: tuple[int, int, int] | None = None  # of the file it was read from: size, time, inode
 
     def tree(self, folder: Path) -> dict[str, Entry] | None:
         """The files recorded for the tree now at `folder` (None: unknown, or left half-changed)."""
@@ -50,11 +51,14 @@ class Record:
 def load_record(out: Path) -> Record:
     """The record beside `out`, or an empty one when there is none (or it is damaged)."""
     try:
-        raw = orjson.loads((own_folder(out) / RECORD).read_bytes())
+        with open(own_folder(out) / RECORD, "rb") as file:
+            raw = orjson.loads(file.read())
+            info = os.fstat(file.fileno())
         if raw.get("format") != FORMAT or not isinstance(raw.get("trees"), dict):
             return Record()
         dirs = raw.get("dirs")
-        return Record(str(raw.get("build", "")), raw["trees"], dirs if isinstance(dirs, dict) else {})
+        return Record(str(raw.get("build", "")), raw["trees"], dirs if isinstance(dirs, dict) else {},
+                      (info.st_size, info.st_mtime_ns, info.st_ino))
     except (OSError, ValueError, AttributeError):
         return Record()
 
