@@ -238,7 +238,9 @@ class FolderStore:
                 os.makedirs(folder, exist_ok=True)
                 made.add(folder)
             _link(os.path.join(self.out, path), target)
-        self.record.trees[str(os.stat(self.next).st_ino)] = tree  # the same files, by the same inodes
+        made_tree = str(os.stat(self.next).st_ino)
+        self.record.trees[made_tree] = tree  # the same files, by the same inodes
+        self.record.dirs[made_tree] = folder_times(self.next, tree)  # as any build leaves its trees
         save_record(self.out, self.record)
 
     def _switch(self) -> None:
