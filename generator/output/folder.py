@@ -230,14 +230,14 @@ class FolderStore:
         tree's files now, at the end of a long build, rather than in the next one, likely an edit someone is
         waiting for. Recorded once whole: a build stopped before that makes it again, file by file."""
         self.next.mkdir()
-        made: set[str] = set()
+        for folder in sorted(folders_of(tree))[1:]:  # each after the folder holding it; "" (the top) first
+            os.mkdir(os.path.join(self.next, folder))
         for path in tree:
-            target = os.path.join(self.next, path)
-            folder = os.path.dirname(target)
-            if folder not in made:
-                os.makedirs(folder, exist_ok=True)
-                made.add(folder)
-            _link(os.path.join(self.out, path), target)
+            source, target = os.path.join(self.out, path), os.path.join(self.next, path)
+            try:
+                os.link(source, target)
+            except OSError:  # a file system without hard links
+                _link(source, target)
         made_tree = str(os.stat(self.next).st_ino)
         self.record.trees[made_tree] = tree  # the same files, by the same inodes
         self.record.dirs[made_tree] = folder_times(self.next, tree)  # as any build leaves its trees
