@@ -111,10 +111,7 @@ class Teasers:
 
     def read(self, start: int, end: int, digest: str) -> bytes:
         data = os.pread(self.descriptor, end - start, start)  # by offset: forked workers share the descriptor
-        while len(data) < end - start and (more := os.pread(self.descriptor, end - start - len(data),
-                                                            start + len(data))):
-            data += more
-        if _digest(data) != digest:
+        if _digest(data) != digest:  # (a file cut short reads short)
             self.path.unlink(missing_ok=True)  # the next build then reads every story again
             raise MemoDamaged(self.path)
         return data
@@ -237,10 +234,11 @@ def _saved_shard(head: Path, memo: Memo, was: Shard | None, records: dict[str, S
             at[path] = (offset, offset + len(teaser))
             offset += len(teaser)
         data = b"".join(listed.values())
-        teasers = files.get(_digest(data))
+        digest = _digest(data)
+        teasers = files.get(digest)
         if teasers is None:
-            digest = _write_named(head, data, TEASERS)
             file = _beside(head, TEASERS + digest)
+            write_whole(file, data)
             teasers = files[digest] = Teasers(file, digest, _stamp(file.stat()))
     out = io.BytesIO()
     _ShardPickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump((records, at))
@@ -251,10 +249,10 @@ def _teaser_digests(records: dict[str, StoryRecord]) -> dict[str, str]:
     return {path: record.rendered.teaser_digest for path, record in records.items() if record.rendered is not None}
 
 
-def _write_named(head: Path, data: bytes, prefix: str = "") -> str:
+def _write_named(head: Path, data: bytes) -> str:
     """Write a file of the memo under the name of its digest; the digest."""
     digest = _digest(data)
-    write_whole(_beside(head, prefix + digest), data)
+    write_whole(_beside(head, digest), data)
     return digest
 
 
