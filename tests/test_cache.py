@@ -510,6 +510,26 @@ def test_a_story_edited_after_the_scan_is_built_as_read_then_built_again(site: P
     assert files == _built(site)[1] and b"voted no" in files["stories/2026-11-21/council-funds-the-quay-street-busway/index.md"]
 
 
+def test_the_reading_progress_counts_the_stories_read_not_those_the_memo_holds(site: Path):
+    """A build after an edit reads one story: its progress says one, not every story of the site."""
+    from generator.engine.build import Options, build_site
+    from generator.engine.state import content_digests, scan
+    from generator.output.store import MemoryStore
+
+    for step in range(3):
+        _edit(site, random.Random(step), 500 + step, "add")
+    shown: list[tuple[str, int, int]] = []
+    first = build_site(site, MemoryStore(), Options(search=False), progress=lambda *at: shown.append(at),
+                       memo_key=("k", "o"))
+    assert [at for at in shown if at[0] == "read"] == [("read", n, 4) for n in range(1, 5)]
+    path = site / STORY_PATH
+    path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
+    shown.clear()
+    build_site(site, MemoryStore(), Options(search=False), first.memo, content_digests(site, scan(site, None)[1]),
+               progress=lambda *at: shown.append(at), memo_key=("k", "o"))
+    assert [at for at in shown if at[0] == "read"] == [("read", 1, 1)]
+
+
 def test_a_manifest_edited_after_the_scan_is_read_when_next_scanned(site: Path):
     from generator.engine.state import content_digests, scan
 

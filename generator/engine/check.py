@@ -164,7 +164,8 @@ def _read_stories(root: Path, checked: Checked, memo: Memo | None, digests: Mapp
     checked.fresh = set(fresh)
     reading = Reading(str(root), checked.config, checked.manifests, spill, checked.images, texts)
     results = run_all(read_story, reading, fresh, jobs)
-    for done, shown in enumerate(files, start=1):
+    done = 0
+    for shown in files:
         record = known.get(shown)
         if record is None:
             record, plain, spilled = next(results)
@@ -174,10 +175,11 @@ def _read_stories(root: Path, checked: Checked, memo: Memo | None, digests: Mapp
                 found = Features.from_plain(plain)
                 words = tuple(map(sys.intern, found.words))
                 record = dataclasses.replace(record, features=found._replace(words=words))
+            done += 1
+            if progress:  # of the stories read (the memo's are not)
+                progress("read", done, len(fresh))
         checked.records[shown] = record
         findings.extend(record.findings)
-        if progress:
-            progress("read", done, len(files))
     return findings
 
 
