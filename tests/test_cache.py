@@ -416,10 +416,15 @@ def test_the_teasers_the_memo_keeps_are_read_only_for_the_pages_that_list_a_stor
     assert listing(site / "public") == listing(fresh / "public")
 
 
-def test_a_damaged_teasers_file_is_not_read(site: Path, tmp_path: Path):
-    """Changed where the memo's head can see it (its size or time), it is never opened: the next build reads
+def test_a_damaged_teasers_file_is_not_read(site: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Changed where the memo's head can see it (its size or time), the memo is not used: the next build reads
     every story again. Changed with its size and time put back, it is found when first read: that build
     refuses with a line, publishes nothing and removes it, and the next build reads every story again."""
+    from generator.engine import check
+
+    read: list[str] = []
+    read_story = check.read_story
+    monkeypatch.setattr(check, "read_story", lambda reading, shown: read.append(shown) or read_story(reading, shown))
     for step in range(6):
         _edit(site, random.Random(step), 400 + step, "add")
     build(site)
@@ -434,13 +439,16 @@ def test_a_damaged_teasers_file_is_not_read(site: Path, tmp_path: Path):
             os.utime(file, ns=(before.st_atime_ns, before.st_mtime_ns))
         path.write_text(path.read_text().replace('description: "', f'description: "{note} ', 1))
         shown = listing(site / "public")
+        read.clear()
         result = CliRunner().invoke(cli, ["build", "--root", str(site), "--no-search"])
         if kept_stamp:
             assert result.exit_code == 1 and f"{file} is damaged (it was removed): build again" in result.output
             assert listing(site / "public") == shown and not file.exists()
+            read.clear()
             build(site)
         else:
             assert result.exit_code == 0, result.output
+        assert len(read) == 7
         fresh = tmp_path / f"fresh-{kept_stamp}"
         shutil.copytree(site / "content", fresh / "content")
         build(fresh)
