@@ -215,7 +215,8 @@ def _kept_teasers(was: Shard | None, records: dict[str, StoryRecord]) -> Shard |
     """The shard as loaded, if these records have the same teasers (its teasers file holds them)."""
     if was is None or was.records.keys() != records.keys() or not was.teasers.path.exists():
         return None
-    return was if _teaser_digests(was.records) == _teaser_digests(records) else None
+    return was if all(record is was.records[path] or _teaser_digest(record) == _teaser_digest(was.records[path])
+                      for path, record in records.items()) else None
 
 
 def _saved_shard(head: Path, memo: Memo, was: Shard | None, records: dict[str, StoryRecord], kept: Shard | None,
@@ -245,8 +246,8 @@ def _saved_shard(head: Path, memo: Memo, was: Shard | None, records: dict[str, S
     return Shard(_write_named(head, out.getvalue()), records, teasers, at)
 
 
-def _teaser_digests(records: dict[str, StoryRecord]) -> dict[str, str]:
-    return {path: record.rendered.teaser_digest for path, record in records.items() if record.rendered is not None}
+def _teaser_digest(record: StoryRecord) -> str | None:
+    return record.rendered.teaser_digest if record.rendered is not None else None
 
 
 def _write_named(head: Path, data: bytes) -> str:
@@ -265,7 +266,7 @@ class _ShardPickler(pickle.Pickler):
         if type(obj) is Features:
             return Features.from_plain, (obj.plain(),)
         if type(obj) is Rendered and obj.teaser is not None:
-            return Rendered, (obj.job, obj.outputs, None, obj.teaser_digest, obj.keys, obj.indexed)
+            return dataclasses.replace(obj, teaser=None).__reduce_ex__(pickle.HIGHEST_PROTOCOL)
         return NotImplemented
 
 

@@ -1,6 +1,6 @@
 """Which files of ours in the live tree were changed by hand since the record, looked at early: comparing the
-stat of each with the record (16,000 files at 4,000 stories) takes a forked process while the build loads its
-engine and memo, rather than the build's own time after. A look taken before the build holds the output's
+stat of each with the record (one for every output of the site) takes a forked process while the build loads
+its engine and memo, rather than the build's own time after. A look taken before the build holds the output's
 lock counts only if it read the very record the build reads under the lock, for the same live tree; else the
 build looks again itself. The standard library and orjson only, as the record."""
 
