@@ -579,3 +579,25 @@ def test_a_new_view_field_shown_by_one_list_template_remakes_that_list(site: Pat
     shutil.copytree(site / "templates", cold / "templates")
     build(cold)
     assert listing(site / "public") == listing(cold / "public")
+
+
+def test_a_fingerprint_tells_values_apart_by_type_and_shape():
+    """Equal values give one fingerprint; a named tuple differs from another type's with the same values and
+    from a plain tuple, a tuple from a list, and any value from one with a part changed."""
+    from typing import NamedTuple
+
+    from generator.engine.fingerprint import fingerprint
+
+    class Job(NamedTuple):
+        path: str
+        parts: tuple
+
+    class Other(NamedTuple):
+        path: str
+        parts: tuple
+
+    job = Job("a.md", (("m1", "d1"),))
+    assert fingerprint(job, "t") == fingerprint(Job("a.md", (("m1", "d1"),)), "t")
+    found = {fingerprint(value, "t") for value in (job, Other(*job), tuple(job), ["a.md", [["m1", "d1"]]],
+                                                   Job("a.md", (("m1", "d2"),)))}
+    assert len(found) == 5

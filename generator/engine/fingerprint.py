@@ -34,6 +34,9 @@ def _feed(update: Callable[[bytes], None], value: Any) -> None:
             update(b"m" + marshal.dumps(value, 2))
         except ValueError:
             _feed_container(update, value)
+    elif isinstance(value, tuple):  # a named tuple (a build takes one for each story's job)
+        update(kind.__qualname__.encode() + b"(")
+        _feed(update, tuple(value))
     elif isinstance(getattr(value, "fingerprint", None), str):
         update(b"f" + value.fingerprint.encode() + b";")
     else:
@@ -58,9 +61,6 @@ def _feed_other(update: Callable[[bytes], None], value: Any) -> None:
     elif dataclasses.is_dataclass(value) and not isinstance(value, type):
         update(type(value).__qualname__.encode() + b"(")
         _feed(update, [getattr(value, name) for name in _field_names(type(value))])
-    elif isinstance(value, tuple):  # a named tuple
-        update(type(value).__qualname__.encode() + b"(")
-        _feed(update, tuple(value))
     elif isinstance(value, (dt.date, dt.datetime)):
         update(b"t" + value.isoformat().encode() + b";")
     elif isinstance(value, (set, frozenset)):
