@@ -492,6 +492,21 @@ def test_a_build_killed_at_any_moment_leaves_the_old_site_or_the_new_one(demo: P
         shown = other
 
 
+def test_what_a_stopped_build_wrote_into_the_second_tree_is_not_taken_for_what_the_record_holds(demo: Path):
+    """A build stopped after it put a file into the second tree (its lock gone with its process) leaves the
+    next build nothing to trust there: that build writes every page as it should be."""
+    from generator.output.folder import FolderStore
+
+    assert build(demo).returncode == 0
+    public = (demo / "public").resolve()
+    good = tree(public)
+    store = FolderStore(public, demo.resolve())
+    store.put("index.html", b"<p>half a build</p>")
+    store.abort()
+    assert build(demo, "--force").returncode == 0
+    assert tree(public) == good
+
+
 # --- publish deletes only what an earlier publish wrote ---------------------------------------------------
 
 

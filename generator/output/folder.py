@@ -32,6 +32,7 @@ from .tree import folder_times, folders_of, foreign_files, in_the_way
 
 
 SCRATCH = "scratch"  # in the output's own folder: the build's temporary files
+CHANGING = "changing"  # in the output's own folder while a build changes the next tree
 
 
 class OutputRefused(Exception):
@@ -68,6 +69,7 @@ class FolderStore:
         self.out = out.resolve()
         self.own = own_folder(self.out)
         self.next = self.own / "next"
+        self.changing = self.own / CHANGING
         self.own.mkdir(parents=True, exist_ok=True)
         self.lock = OutputLock(self.own / "lock")
         self.lock.take(exclusive=True, wait=False, what=f"{self.out} is being written by another build")
@@ -94,7 +96,8 @@ class FolderStore:
             self.live = {path: entry for path, entry in self.recorded.items() if path not in changed}
         self.live_folders = self.record.folders(self.out) if live else None  # the live tree's, as last seen
         self.live_record = live  # with the files carried so far: commit() looks for those put there by hand
-        ours = self.record.tree(self.next)
+        # A build stopped while it changed the next tree leaves the mark: that tree is not as recorded.
+        ours = self.record.tree(self.next) if not self.changing.exists() else None
         self.next_folders = self.record.folders(self.next)  # the next tree's, as recorded when it was last made
         if ours is None or not self.out.exists():
             shutil.rmtree(self.next, ignore_errors=True)
@@ -105,8 +108,7 @@ class FolderStore:
         self.carried = {path for path, entry in ours.items() if entry[0] == CARRIED}
         self.next.mkdir(exist_ok=True)
         shutil.rmtree(self.own / SCRATCH, ignore_errors=True)  # a killed build's: no other one holds the lock
-        self.record.trees[str(os.stat(self.next).st_ino)] = None  # being changed: not to be trusted if we stop
-        save_record(self.out, self.record)
+        self.changing.touch()
         self.handled: dict[str, str] = {}
         self.written: set[str] = set()  # files put into the next tree anew this build
         self._made: set[str] = set()
@@ -180,6 +182,7 @@ class FolderStore:
                                            **{path: [CARRIED, 0, 0, 0] for path in self.foreign}}
                 self.record.dirs[live] = self.live_folders or folder_times(self.out, self.record.trees[live])
             save_record(self.out, self.record)
+            self.changing.unlink(missing_ok=True)  # the next tree is complete and recorded: whichever moment now, it is trusted
             self._switch()
             if first:
                 self._mirror(tree)

@@ -29,8 +29,7 @@ def own_folder(out: Path) -> Path:
 @dataclass
 class Record:
     """`build`: the key of the build that made the live tree; `trees`: by the inode of the tree's folder (a
-    switch exchanges the folders, so this stays right whichever moment a build is stopped at), its files,
-    or None for a tree a build was changing when it stopped."""
+    switch exchanges the folders, so this stays right whichever moment a build is stopped at), its files."""
 
     build: str = ""
     trees: dict[str, dict[str, Entry] | None] = field(default_factory=dict)
@@ -38,7 +37,7 @@ class Record:
     stamp: tuple[int, int, int] | None = None  # of the file it was read from: size, time, inode
 
     def tree(self, folder: Path) -> dict[str, Entry] | None:
-        """The files recorded for the tree now at `folder` (None: unknown, or left half-changed)."""
+        """The files recorded for the tree now at `folder` (None: unknown)."""
         inode = _inode(folder)
         return self.trees.get(str(inode)) if inode is not None else None
 
