@@ -244,3 +244,17 @@ def test_frequent_words_past_many_words_that_are_not_candidates(others: int, pic
                     key=lambda word: (-counts[word], first[word]))[:CANDIDATE_TERMS]
     found = features(" ".join(listed))
     assert (list(found.words), list(found.numbers)) == (ranked, [counts[word] for word in ranked])
+
+
+def test_the_minhash_multipliers_are_the_numbers_drawn_for_them_and_no_random_stream_is_started():
+    """The constants file holds what numpy's default_rng drew for the permutations (seed 1) and the bands
+    (seed 2); building a signature imports no numpy.random."""
+    from generator.analysis import minhash
+
+    drawn = np.random.default_rng(1).integers(1, 2 ** 63, size=(2, minhash.NUM_PERM), dtype=np.uint64)
+    bands_drawn = np.random.default_rng(2).integers(1, 2 ** 63, size=minhash.NUM_PERM, dtype=np.uint64)
+    assert (minhash._PERMUTATIONS == drawn).all() and (minhash._BAND_MIX == bands_drawn | np.uint64(1)).all()
+    imported = subprocess.run([sys.executable, "-c", "import sys, generator.analysis.similarity as s; "
+                               "s.features('a few words to sketch'); print('numpy.random' in sys.modules)"],
+                              capture_output=True, text=True, check=True, cwd=Path(__file__).parent.parent)
+    assert imported.stdout.strip() == "False"

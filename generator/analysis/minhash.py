@@ -5,19 +5,23 @@ from __future__ import annotations
 
 import bisect
 from collections.abc import Iterator, Sequence
+from pathlib import Path
 
 import numpy as np
 
 NUM_PERM = 128
 
 
-SEED = 1
-
-
 RECALL = 0.999            # chance that a pair exactly at the threshold becomes a candidate (LP040)
 
 
-_PERMUTATIONS = np.random.default_rng(SEED).integers(1, 2 ** 63, size=(2, NUM_PERM), dtype=np.uint64)
+# The permutations' multipliers (two rows) and the bands' (one row), each in [1, 2**63): drawn once with
+# numpy.random.default_rng (seed 1 for the permutations, 2 for the bands) and kept as drawn, so that a
+# signature never depends on the installed numpy's random streams, and making one imports no numpy.random.
+_DRAWN = np.fromfile(Path(__file__).with_name("minhash.u64"), dtype="<u8").astype(np.uint64).reshape(3, NUM_PERM)
+
+
+_PERMUTATIONS = _DRAWN[:2]
 
 
 _ODD = _PERMUTATIONS[0] | np.uint64(1)
@@ -26,7 +30,7 @@ _ODD = _PERMUTATIONS[0] | np.uint64(1)
 _BIN_BITS = NUM_PERM.bit_length() - 1  # NUM_PERM is a power of two
 
 
-_BAND_MIX = np.random.default_rng(SEED + 1).integers(1, 2 ** 63, size=NUM_PERM, dtype=np.uint64) | np.uint64(1)
+_BAND_MIX = _DRAWN[2] | np.uint64(1)
 
 
 def sketch(values: np.ndarray) -> np.ndarray:
