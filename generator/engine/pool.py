@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import functools
 import gc
-import multiprocessing
 import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from typing import Any, TypeVar
 
 Item = TypeVar("Item")
@@ -27,9 +25,12 @@ def run_all(func: Callable[[Any, Item], Result], context: Any, items: Sequence[I
     """func(context, item) for each item, in order: on a fresh pool of up to `jobs` processes forked from this
     one (so `context`, read-only, is theirs without being sent), or in this process when one is enough."""
     count = min(jobs, len(items) // min_per_job)
-    if count <= 1 or "fork" not in multiprocessing.get_all_start_methods():
+    if count <= 1 or not hasattr(os, "fork"):
         yield from (func(context, item) for item in items)
         return
+    import multiprocessing  # here: a build that makes a few pages (an edit) starts no pool
+    from concurrent.futures import ProcessPoolExecutor
+
     chunk = max(1, min(32, len(items) // (count * 16)))  # about 16 chunks a worker: they finish together
     _CONTEXT[0] = context
     gc.freeze()  # the workers' collector leaves what they inherit alone: it stays shared, not copied page by page
