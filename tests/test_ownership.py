@@ -191,7 +191,7 @@ def test_a_disk_that_refuses_a_write_leaves_public_as_it_was(demo: Path, monkeyp
     def full(path: str, data: bytes) -> None:
         raise OSError(28, "No space left on device", path)
 
-    monkeypatch.setattr(folder, "_write", full)
+    monkeypatch.setattr(folder, "write_new", full)
     done = CliRunner().invoke(cli, ["build", "--root", str(demo), "--no-search"])
     assert done.exit_code == 1 and "No space left on device; public/ left as it was" in done.output, done.output
     assert tree(demo / "public") == before
@@ -505,6 +505,31 @@ def test_what_a_stopped_build_wrote_into_the_second_tree_is_not_taken_for_what_t
     store.abort()
     assert build(demo, "--force").returncode == 0
     assert tree(public) == good
+
+
+def test_where_two_folders_cannot_be_exchanged_build_and_publish_switch_them_by_renames(demo: Path,
+                                                                                       tmp_path: Path,
+                                                                                       monkeypatch: pytest.MonkeyPatch):
+    """Without renameat2's exchange (another system, another file system), a build and a publish put the new
+    tree in place by renames through a folder aside, and leave nothing behind."""
+    from click.testing import CliRunner
+
+    from generator.cli import cli
+    from generator.output import switch
+    from generator.publish import MANIFEST as MANIFEST_FILE
+
+    monkeypatch.setattr(switch, "exchange", lambda first, second: False)
+    dest = tmp_path / "www"
+    for _ in range(2):  # the first build and publish rename their new folder into place; the second switch
+        mark_story(demo)
+        for args in (["build", "--root", demo, "--no-search"], ["publish", dest, "--root", demo]):
+            done = CliRunner().invoke(cli, list(map(str, args)))
+            assert done.exit_code == 0, done.output
+        assert tree(demo / "public") == cold(demo, tmp_path)
+        published = tree(dest)
+        assert published.pop(MANIFEST_FILE) and published == tree(demo / "public")
+    beside = [*tmp_path.iterdir(), *demo.iterdir(), *(demo / ".public.ledgerpress").iterdir()]
+    assert not [path.name for path in beside if "previous" in path.name or "publish-" in path.name]
 
 
 # --- publish deletes only what an earlier publish wrote ---------------------------------------------------

@@ -6,7 +6,6 @@ never a mix. Only files ledgerpress wrote are ever replaced or deleted; files pu
 from __future__ import annotations
 
 import contextlib
-import errno
 import os
 import shutil
 from collections.abc import Mapping
@@ -14,6 +13,7 @@ from pathlib import Path
 
 from ..content.layout import file_digest
 from ..content.source import is_utf8, shown_name
+from .files import link_or_copy, prune, replace_file, write_new
 from .lock import OutputLock
 from .look import LiveLook
 from .record import (
@@ -27,7 +27,7 @@ from .record import (
     stat_entry,
 )
 from .store import CommitStats, Receipt, check_relative
-from .switch import exchange
+from .switch import switch
 from .tree import folder_times, folders_of, foreign_files, in_the_way
 
 
@@ -125,7 +125,7 @@ class FolderStore:
         target = os.path.join(self.next, path)
         self._folder(os.path.dirname(target))
         temporary = f"{target}.{os.getpid()}.tmp"
-        _write(temporary, data)
+        write_new(temporary, data)
         os.replace(temporary, target)
         return Receipt(path, code, True)
 
@@ -150,7 +150,7 @@ class FolderStore:
                 return True
             except OSError:  # a file there after all, or a file system without hard links
                 pass
-        _replace(target, lambda temporary: _link(source, temporary))
+        replace_file(target, lambda temporary: link_or_copy(source, temporary))
         return True
 
     def receive(self, receipt: Receipt) -> None:
@@ -182,8 +182,8 @@ class FolderStore:
                                            **{path: [CARRIED, 0, 0, 0] for path in self.foreign}}
                 self.record.dirs[live] = self.live_folders or folder_times(self.out, self.record.trees[live])
             save_record(self.out, self.record)
-            self.changing.unlink(missing_ok=True)  # the next tree is complete and recorded: whichever moment now, it is trusted
-            self._switch()
+            self.changing.unlink(missing_ok=True)  # the next tree is complete and recorded: trusted from now on
+            switch(self.next, self.out, self.own / "previous")  # the live tree becomes the next
             if first:
                 self._mirror(tree)
             return stats
@@ -212,14 +212,15 @@ class FolderStore:
             if path not in self.handled and not self._linked(path, code):
                 raise RuntimeError(f"{path}: the build took it as unchanged, but {self.out} does not hold it")
         for path in self.foreign:
-            _replace(os.path.join(self.next, path), lambda temporary, path=path: _link(self.out / path, temporary))
+            replace_file(os.path.join(self.next, path),
+                         lambda temporary, path=path: link_or_copy(self.out / path, temporary))
         # what the next tree held, and what this build put there but left out (a search index that failed)
         stale = [path for path in dict.fromkeys([*self.made, *self.carried, *self.handled]) if path not in outputs
                  and path not in self.foreign]
         for path in stale:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(self.next, path))
-            _prune(self.next, Path(self.next, path).parent)
+            prune(self.next, Path(self.next, path).parent)
         # The folders whose entries this build changed, and those holding files of the user's (added while the
         # tree was live, after its times were taken): every other one stands as when the tree was last made.
         changed = (path for path, code in outputs.items() if (made := self.made.get(path)) is None or made[0] != code)
@@ -240,22 +241,11 @@ class FolderStore:
             try:
                 os.link(source, target)
             except OSError:  # a file system without hard links
-                _link(source, target)
+                link_or_copy(source, target)
         made_tree = str(os.stat(self.next).st_ino)
         self.record.trees[made_tree] = tree  # the same files, by the same inodes
         self.record.dirs[made_tree] = folder_times(self.next, tree)  # as any build leaves its trees
         save_record(self.out, self.record)
-
-    def _switch(self) -> None:
-        """Put the next tree in the output folder's place, and the live one where the next was."""
-        if not self.out.exists():
-            os.rename(self.next, self.out)
-        elif not exchange(self.next, self.out):
-            aside = self.own / "previous"
-            shutil.rmtree(aside, ignore_errors=True)
-            os.rename(self.out, aside)  # where the system has no exchange: a moment without the folder
-            os.rename(self.next, self.out)
-            os.rename(aside, self.next)
 
     def abort(self) -> None:
         self.lock.release()
@@ -267,50 +257,3 @@ class FolderStore:
         folder = self.own / SCRATCH
         folder.mkdir(exist_ok=True)
         return str(folder)
-
-
-def _replace(target: str, make) -> None:
-    """Make a file at `target` through a temporary name beside it, then rename it into place."""
-    folder = os.path.dirname(target)
-    temporary = os.path.join(folder, f".{os.path.basename(target)}.{os.getpid()}.tmp")
-    try:
-        make(temporary)
-    except FileNotFoundError:
-        os.makedirs(folder, exist_ok=True)
-        make(temporary)
-    os.replace(temporary, target)
-    with contextlib.suppress(FileNotFoundError):  # a rename between two links to one file leaves both names
-        os.unlink(temporary)
-
-
-def _write(path: str, data: bytes) -> None:
-    """A new file with these bytes (by the descriptor: a build writes thousands, and open() costs more)."""
-    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
-    try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(descriptor, view):]
-    finally:
-        os.close(descriptor)
-
-
-def _link(source: str | Path, path: str) -> None:
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
-    try:
-        os.link(source, path)
-    except OSError as err:
-        if err.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
-            raise
-        shutil.copy2(source, path)  # a file system without hard links: a copy
-
-
-def _prune(top: str | Path, folder: Path) -> None:
-    """Remove folders left empty by deleted files, up to (not including) the tree's top."""
-    top = Path(top)
-    while folder != top and top in folder.parents:
-        try:
-            folder.rmdir()
-        except OSError:
-            return
-        folder = folder.parent

@@ -1,10 +1,11 @@
-"""Exchanging two folders in one step, where the system can."""
+"""Putting a new tree in a live folder's place: by exchanging the two in one step, where the system can."""
 
 from __future__ import annotations
 
 import ctypes
 import errno
 import os
+import shutil
 from pathlib import Path
 
 _AT_FDCWD, _RENAME_EXCHANGE = -100, 2
@@ -24,3 +25,15 @@ def exchange(first: Path, second: Path) -> bool:
     if code in (errno.ENOSYS, errno.EINVAL, errno.EOPNOTSUPP):
         return False
     raise OSError(code, os.strerror(code), str(second))
+
+
+def switch(new: Path, live: Path, aside: Path) -> None:
+    """Put the folder `new` where `live` is, and the live one (if any) where `new` was: in one step where the
+    system can exchange them, else by three renames through `aside` (a moment without the live folder)."""
+    if not live.exists():
+        os.rename(new, live)
+    elif not exchange(new, live):
+        shutil.rmtree(aside, ignore_errors=True)
+        os.rename(live, aside)
+        os.rename(new, live)
+        os.rename(aside, new)

@@ -8,7 +8,8 @@ import os
 import shutil
 from pathlib import Path
 
-from ..output.switch import exchange
+from ..output.files import link_or_copy
+from ..output.switch import switch
 from ..output.tree import in_the_way
 from . import MANIFEST, Item, Plan, PublishError, sha256
 
@@ -71,19 +72,13 @@ class FolderTarget:
         shutil.rmtree(staging, ignore_errors=True)
         try:
             for rel in [*(item.path for item in plan.unchanged), *self.others]:
-                _place(staging / rel, lambda target, rel=rel: _link_or_copy(self.dest / rel, target))
+                _place(staging / rel, lambda target, rel=rel: link_or_copy(self.dest / rel, target))
             for item in plan.upload:
                 _place(staging / item.path, lambda target, rel=item.path: shutil.copy2(files[rel], target))
             manifest = {item.path: item.sha256 for item in sorted([*plan.unchanged, *plan.upload], key=lambda i: i.path)}
             (staging / MANIFEST).write_text(json.dumps(manifest, indent=0), encoding="utf-8")
-            if not self.dest.exists():
-                os.rename(staging, self.dest)
-            elif not exchange(staging, self.dest):
-                aside = self.dest.parent / f".{self.dest.name}.previous-{os.getpid()}"
-                os.rename(self.dest, aside)  # where the system has no exchange: a moment without the folder
-                os.rename(staging, self.dest)
-                shutil.rmtree(aside, ignore_errors=True)
-        finally:
+            switch(staging, self.dest, self.dest.parent / f".{self.dest.name}.previous-{os.getpid()}")
+        finally:  # (with the folder switched out, if it was)
             shutil.rmtree(staging, ignore_errors=True)
 
 
@@ -96,11 +91,3 @@ def _files(top: Path) -> set[str]:
 def _place(target: Path, make) -> None:
     target.parent.mkdir(parents=True, exist_ok=True)
     make(target)
-
-
-def _link_or_copy(source: Path, target: Path) -> None:
-    """A hard link keeps the unchanged file's inode and mtime; a copy where links are not possible."""
-    try:
-        os.link(source, target)
-    except OSError:
-        shutil.copy2(source, target)

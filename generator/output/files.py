@@ -1,0 +1,58 @@
+"""Files of a tree put in place whole: written or linked under a temporary name beside them, then renamed; and
+the folders that deleting them leaves empty, removed. The standard library only."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+from pathlib import Path
+
+
+def replace_file(target: str, make) -> None:
+    """Make a file at `target` through a temporary name beside it, then rename it into place."""
+    folder = os.path.dirname(target)
+    temporary = os.path.join(folder, f".{os.path.basename(target)}.{os.getpid()}.tmp")
+    try:
+        make(temporary)
+    except FileNotFoundError:
+        os.makedirs(folder, exist_ok=True)
+        make(temporary)
+    os.replace(temporary, target)
+    with contextlib.suppress(FileNotFoundError):  # a rename between two links to one file leaves both names
+        os.unlink(temporary)
+
+
+def write_new(path: str, data: bytes) -> None:
+    """A new file with these bytes (by the descriptor: a build writes thousands, and open() costs more)."""
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(descriptor, view):]
+    finally:
+        os.close(descriptor)
+
+
+def link_or_copy(source: str | Path, path: str | Path) -> None:
+    """A hard link to `source` at `path` (a copy where the file system cannot link them)."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(path)
+    try:
+        os.link(source, path)
+    except OSError as err:
+        if err.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
+            raise
+        shutil.copy2(source, path)  # a file system without hard links: a copy
+
+
+def prune(top: str | Path, folder: Path) -> None:
+    """Remove folders left empty by deleted files, up to (not including) the tree's top."""
+    top = Path(top)
+    while folder != top and top in folder.parents:
+        try:
+            folder.rmdir()
+        except OSError:
+            return
+        folder = folder.parent
