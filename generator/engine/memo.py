@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..analysis.similarity import Features
-from ..content.layout import CACHE_DIR, key_of
+from ..content.layout import CACHE_DIR, file_digest, key_of
 from ..output.whole import write_whole
 from .records import ImageRecord, Made, ManifestRecord, Rendered, SearchRecord, StoryRecord
 
@@ -111,7 +111,7 @@ class Teasers:
 
     def read(self, start: int, end: int, digest: str) -> bytes:
         data = os.pread(self.descriptor, end - start, start)  # by offset: forked workers share the descriptor
-        if _digest(data) != digest:  # (a file cut short reads short)
+        if file_digest(data) != digest:  # (a file cut short reads short)
             self.path.unlink(missing_ok=True)  # the next build then reads every story again
             raise MemoDamaged(self.path)
         return data
@@ -170,13 +170,9 @@ def _beside(head: Path, name: str) -> Path:
     return head.with_name(f"{head.name}-{name}")
 
 
-def _digest(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:32]
-
-
 def _load_shard(head: Path, name: str, teasers: str, stamp: tuple[int, int, int]) -> Shard:
     data = _beside(head, name).read_bytes()
-    if _digest(data) != name:
+    if file_digest(data) != name:
         raise ValueError("a shard of the memo is not what its head names")
     records, at = pickle.loads(data)
     return Shard(name, records, Teasers(_beside(head, TEASERS + teasers), teasers, stamp), at)
@@ -235,7 +231,7 @@ def _saved_shard(head: Path, memo: Memo, was: Shard | None, records: dict[str, S
             at[path] = (offset, offset + len(teaser))
             offset += len(teaser)
         data = b"".join(listed.values())
-        digest = _digest(data)
+        digest = file_digest(data)
         teasers = files.get(digest)
         if teasers is None:
             file = _beside(head, TEASERS + digest)
@@ -252,7 +248,7 @@ def _teaser_digest(record: StoryRecord) -> str | None:
 
 def _write_named(head: Path, data: bytes) -> str:
     """Write a file of the memo under the name of its digest; the digest."""
-    digest = _digest(data)
+    digest = file_digest(data)
     write_whole(_beside(head, digest), data)
     return digest
 
