@@ -9,7 +9,7 @@ from markdown_it import MarkdownIt, rules_inline
 from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
-from ..content.body import SAFE_SCHEMES, commonmark, link_is_safe
+from ..content.body import SAFE_SCHEMES, commonmark, link_is_safe, place_in_file
 from ..content.findings import Finding
 from ..content.models import Page, Story, StoryFile
 from . import SiteIndex, rule
@@ -60,7 +60,8 @@ def refused_links(text: str, line_offset: int = 0) -> list[tuple[str, int, int]]
         for child in token.children or []:
             url = _url(child)
             if url is not None:
-                found.append((url, *_place(token, child, lines, line_offset)))
+                row0 = token.map[0] if token.map else 0
+                found.append((url, *place_in_file(token.content, child.meta["at"], row0, lines, line_offset)))
     for label in (*env.get("references", {}).values(), *env.get("duplicate_refs", [])):
         if not link_is_safe(label["href"]):
             found.append((label["href"], *_definition(label["map"][0], lines, line_offset)))
@@ -86,17 +87,6 @@ def _url(child: Token) -> str | None:
         return None
     url = str(child.attrs.get("href" if child.type == "link_open" else "src", ""))
     return None if link_is_safe(url) else url
-
-
-def _place(token: Token, child: Token, lines: list[str], offset: int) -> tuple[int, int]:
-    """File line and column of an offset into an inline token's content (which has no map of its own)."""
-    content, at = token.content, child.meta["at"]
-    row = (token.map[0] if token.map else 0) + content.count("\n", 0, at)
-    line_start = content.rfind("\n", 0, at) + 1
-    line_end = content.find("\n", at)
-    piece = content[line_start: line_end if line_end >= 0 else len(content)]
-    source = lines[row] if row < len(lines) else ""
-    return offset + row + 1, max(source.find(piece), 0) + at - line_start + 1
 
 
 def _definition(row: int, lines: list[str], offset: int) -> tuple[int, int]:

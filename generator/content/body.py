@@ -254,7 +254,7 @@ def _inline(token: Token, unit: Unit | None, lines: list[str], offset: int, body
             body.links.append((str(child.attrs.get("href", "")), offset + row0 + 1, 1))
         elif child.type == "image":
             seen = token.content.find("![", seen) + 1 or seen
-            line, col = _at(token.content, max(seen - 1, 0), row0, lines, offset)
+            line, col = place_in_file(token.content, max(seen - 1, 0), row0, lines, offset)
             body.images.append((str(child.attrs.get("src", "")), alt_text(child), line, col))
     if unit is not None:
         unit.text = (unit.text + " " + "".join(words)).strip()
@@ -273,11 +273,12 @@ def _source_lines(content: str, row0: int, lines: list[str], offset: int) -> lis
 
 def _cite(child: Token, content: str, row0: int, lines: list[str], offset: int) -> Cite:
     """Place a cite: its content line from the offset, its column by finding that line in the source."""
-    return Cite(tuple(child.meta["ids"]), *_at(content, child.meta["offset"], row0, lines, offset))
+    return Cite(tuple(child.meta["ids"]), *place_in_file(content, child.meta["offset"], row0, lines, offset))
 
 
-def _at(content: str, at: int, row0: int, lines: list[str], offset: int) -> tuple[int, int]:
-    """The file line and column of an offset into an inline token's content."""
+def place_in_file(content: str, at: int, row0: int, lines: list[str], offset: int) -> tuple[int, int]:
+    """The file line and column of an offset into an inline token's content (which has no map of its own):
+    `row0`, the token's first line in the body; `lines`, the body's; `offset`, the body's first line in the file."""
     row = row0 + content.count("\n", 0, at)
     line_start = content.rfind("\n", 0, at) + 1
     content_line = content[line_start: content.find("\n", at) if "\n" in content[at:] else len(content)]
