@@ -32,7 +32,7 @@ class Record:
     switch exchanges the folders, so this stays right whichever moment a build is stopped at), its files."""
 
     build: str = ""
-    trees: dict[str, dict[str, Entry] | None] = field(default_factory=dict)
+    trees: dict[str, dict[str, Entry]] = field(default_factory=dict)
     dirs: dict[str, dict[str, int]] = field(default_factory=dict)  # by tree: each folder's modification time
     stamp: tuple[int, int, int] | None = None  # of the file it was read from: size, time, inode
 
@@ -56,7 +56,8 @@ def load_record(out: Path) -> Record:
         if raw.get("format") != FORMAT or not isinstance(raw.get("trees"), dict):
             return Record()
         dirs = raw.get("dirs")
-        return Record(str(raw.get("build", "")), raw["trees"], dirs if isinstance(dirs, dict) else {},
+        trees = {inode: files for inode, files in raw["trees"].items() if isinstance(files, dict)}
+        return Record(str(raw.get("build", "")), trees, dirs if isinstance(dirs, dict) else {},
                       (info.st_size, info.st_mtime_ns, info.st_ino))
     except (OSError, ValueError, AttributeError):
         return Record()
