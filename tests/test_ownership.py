@@ -507,9 +507,8 @@ def test_what_a_stopped_build_wrote_into_the_second_tree_is_not_taken_for_what_t
     assert tree(public) == good
 
 
-def test_where_two_folders_cannot_be_exchanged_build_and_publish_switch_them_by_renames(demo: Path,
-                                                                                       tmp_path: Path,
-                                                                                       monkeypatch: pytest.MonkeyPatch):
+def test_where_two_folders_cannot_be_exchanged_build_and_publish_switch_them_by_renames(
+        demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Without renameat2's exchange (another system, another file system), a build and a publish put the new
     tree in place by renames through a folder aside, and leave nothing behind."""
     from click.testing import CliRunner
