@@ -20,6 +20,7 @@ from pathlib import Path
 
 from ..analysis.similarity import Features
 from ..content.layout import CACHE_DIR, file_digest, key_of
+from ..output.record import file_stamp
 from ..output.whole import write_whole
 from .records import ImageRecord, Made, ManifestRecord, Rendered, SearchRecord, StoryRecord
 
@@ -106,7 +107,7 @@ class Teasers:
         self.path, self.digest, self.stamp = path, digest, stamp
         self.descriptor = os.open(self.path, os.O_RDONLY | os.O_CLOEXEC)
         weakref.finalize(self, os.close, self.descriptor)
-        if _stamp(os.fstat(self.descriptor)) != stamp:
+        if file_stamp(os.fstat(self.descriptor)) != stamp:
             raise ValueError(f"{self.path} is not as the head recorded it")
 
     def read(self, start: int, end: int, digest: str) -> bytes:
@@ -115,10 +116,6 @@ class Teasers:
             self.path.unlink(missing_ok=True)  # the next build then reads every story again
             raise MemoDamaged(self.path)
         return data
-
-
-def _stamp(info: os.stat_result) -> tuple[int, int, int]:
-    return info.st_size, info.st_mtime_ns, info.st_ino
 
 
 def take(memo: Memo | None, name: str) -> dict | None:
@@ -236,7 +233,7 @@ def _saved_shard(head: Path, memo: Memo, was: Shard | None, records: dict[str, S
         if teasers is None:
             file = _beside(head, TEASERS + digest)
             write_whole(file, data)
-            teasers = files[digest] = Teasers(file, digest, _stamp(file.stat()))
+            teasers = files[digest] = Teasers(file, digest, file_stamp(file.stat()))
     out = io.BytesIO()
     _ShardPickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump((records, at))
     return Shard(_write_named(head, out.getvalue()), records, teasers, at)

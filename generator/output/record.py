@@ -57,10 +57,14 @@ def load_record(out: Path) -> Record:
             return Record()
         dirs = raw.get("dirs")
         trees = {inode: files for inode, files in raw["trees"].items() if isinstance(files, dict)}
-        return Record(str(raw.get("build", "")), trees, dirs if isinstance(dirs, dict) else {},
-                      (info.st_size, info.st_mtime_ns, info.st_ino))
+        return Record(str(raw.get("build", "")), trees, dirs if isinstance(dirs, dict) else {}, file_stamp(info))
     except (OSError, ValueError, AttributeError):
         return Record()
+
+
+def file_stamp(info: os.stat_result) -> tuple[int, int, int]:
+    """What tells a file read earlier from one put in its place or changed since: its size, time and inode."""
+    return info.st_size, info.st_mtime_ns, info.st_ino
 
 
 def save_record(out: Path, record: Record) -> None:
