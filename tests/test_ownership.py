@@ -507,6 +507,44 @@ def test_what_a_stopped_build_wrote_into_the_second_tree_is_not_taken_for_what_t
     assert tree(public) == good
 
 
+def test_the_record_keeps_the_second_tree_as_its_differences_and_reads_back_both_trees(tmp_path: Path):
+    """The record holds the first tree whole and the other as what differs from it (files changed, added and
+    gone): it reads back as the very trees it was given."""
+    from generator.output.record import RECORD, Record, load_record, own_folder, save_record
+
+    public = tmp_path / "public"
+    own_folder(public).mkdir()
+    first = {f"page-{n}.html": [f"{n:032x}", n, n * 10, n + 100] for n in range(50)}
+    second = {**{path: list(entry) for path, entry in first.items() if path != "page-7.html"},
+              "page-3.html": ["f" * 32, 3, 31, 999], "new.html": ["e" * 32, 1, 2, 3]}
+    save_record(public, Record("build-key", {"11": first, "22": second}, {"11": {"": 5}, "22": {"": 6}}))
+    saved = json.loads((own_folder(public) / RECORD).read_text())
+    assert saved["trees"]["11"] == first
+    assert saved["trees"]["22"] == ["11", {"page-3.html": ["f" * 32, 3, 31, 999], "new.html": ["e" * 32, 1, 2, 3]},
+                                    ["page-7.html"]]
+    record = load_record(public)
+    assert record.build == "build-key" and record.trees == {"11": first, "22": second}
+    assert record.dirs == {"11": {"": 5}, "22": {"": 6}}
+
+
+def test_a_record_written_with_every_tree_whole_is_read_by_the_next_build(demo: Path, tmp_path: Path):
+    """An output folder whose record an earlier version wrote (every tree whole, format 1) is the build's
+    own still: the next build reads it, refuses nothing and brings public/ up to date."""
+    from generator.output.record import RECORD, load_record, own_folder
+
+    assert build(demo).returncode == 0
+    public = demo / "public"
+    record = load_record(public)
+    (own_folder(public) / RECORD).write_text(json.dumps({"format": "ledgerpress-output-1", "build": record.build,
+                                                         "trees": record.trees, "dirs": record.dirs}))
+    (public / "mine.txt").write_text("mine\n")
+    mark_story(demo)
+    done = build(demo)
+    assert done.returncode == 0, done.stderr
+    assert (public / "mine.txt").read_text() == "mine\n"
+    assert {path: data for path, data in tree(public).items() if path != "mine.txt"} == cold(demo, tmp_path)
+
+
 def test_where_two_folders_cannot_be_exchanged_build_and_publish_switch_them_by_renames(
         demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Without renameat2's exchange (another system, another file system), a build and a publish put the new

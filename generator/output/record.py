@@ -13,7 +13,8 @@ import orjson
 
 from .whole import write_whole
 
-FORMAT = "ledgerpress-output-1"
+FORMAT = "ledgerpress-output-2"
+FORMATS = ("ledgerpress-output-1", FORMAT)  # 1: every tree written out whole
 RECORD = "record.json"
 CARRIED = "carried"  # in place of a digest: a file put there by hand, not ours, carried from tree to tree
 UNKNOWN = "unknown"  # in place of a digest: a file of ours that was edited or deleted by hand
@@ -53,13 +54,29 @@ def load_record(out: Path) -> Record:
         with open(own_folder(out) / RECORD, "rb") as file:
             raw = orjson.loads(file.read())
             info = os.fstat(file.fileno())
-        if raw.get("format") != FORMAT or not isinstance(raw.get("trees"), dict):
+        if raw.get("format") not in FORMATS or not isinstance(raw.get("trees"), dict):
             return Record()
         dirs = raw.get("dirs")
-        trees = {inode: files for inode, files in raw["trees"].items() if isinstance(files, dict)}
-        return Record(str(raw.get("build", "")), trees, dirs if isinstance(dirs, dict) else {}, file_stamp(info))
-    except (OSError, ValueError, AttributeError):
+        return Record(str(raw.get("build", "")), _trees(raw["trees"]), dirs if isinstance(dirs, dict) else {},
+                      file_stamp(info))
+    except (OSError, ValueError, AttributeError, TypeError, KeyError):
         return Record()
+
+
+def _trees(saved: dict) -> dict[str, dict[str, Entry]]:
+    """The trees as save_record() wrote them: the first whole (a dict), each other as how it differs from the
+    first (a list: the first's inode, its files whose entries differ or that the first lacks, and the first's
+    files it lacks)."""
+    trees: dict[str, dict[str, Entry]] = {}
+    for inode, files in saved.items():
+        if isinstance(files, list):
+            like, differ, gone = files
+            files = {**trees[like], **differ}
+            for path in gone:
+                files.pop(path, None)
+        if isinstance(files, dict):
+            trees[inode] = files
+    return trees
 
 
 def file_stamp(info: os.stat_result) -> tuple[int, int, int]:
@@ -68,8 +85,16 @@ def file_stamp(info: os.stat_result) -> tuple[int, int, int]:
 
 
 def save_record(out: Path, record: Record) -> None:
-    write_whole(own_folder(out) / RECORD, orjson.dumps({"format": FORMAT, "build": record.build,
-                                                        "trees": record.trees, "dirs": record.dirs}))
+    """Written with every tree but the first as how it differs from the first: the two trees share all but
+    the files of the last build (hard links), and a build reads this file before it starts."""
+    base = next(iter(record.trees), "")
+    first = record.trees.get(base, {})
+    trees = {inode: files if inode == base else
+             [base, {path: entry for path, entry in files.items() if first.get(path) != entry},
+              [path for path in first if path not in files]]
+             for inode, files in record.trees.items()}
+    write_whole(own_folder(out) / RECORD, orjson.dumps({"format": FORMAT, "build": record.build, "trees": trees,
+                                                        "dirs": record.dirs}))
 
 
 def intact(out: Path, record: Record, build: str) -> bool:
