@@ -48,6 +48,25 @@ def test_unchanged_site_is_not_rebuilt(site: Path):
     assert stamps(site / "public") == before
 
 
+def test_files_touched_are_read_once_not_by_every_build_after(site: Path, monkeypatch: pytest.MonkeyPatch):
+    """After a checkout or a copy gives every file a new time (the same bytes), the build that finds the site
+    up to date keeps the new stamps: the next one trusts them instead of reading every file again."""
+    from generator.engine import state
+
+    build(site)
+    hour_ago = os.stat(site / STORY_PATH).st_mtime - 3600
+    for path in (site / "content").rglob("*"):
+        os.utime(path, (hour_ago, hour_ago))
+    read: list[str] = []
+    digest = state._digest
+    monkeypatch.setattr(state, "_digest", lambda path, size: read.append(path) or digest(path, size))
+    assert "up to date" in build(site)
+    assert str((site / STORY_PATH).resolve()) in read
+    read.clear()
+    assert "up to date" in build(site)
+    assert read == []
+
+
 def test_the_root_named_another_way_is_the_same_site(site: Path, monkeypatch: pytest.MonkeyPatch):
     """`--root .` from the site's folder and the site's full path share one cache: still up to date."""
     build(site)

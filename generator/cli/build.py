@@ -59,6 +59,9 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
     state = None if force else load_state(root)
     scanned, inputs = scan(root, state)
     if state is not None and _up_to_date(state, key, inputs, target, not no_search, now):
+        if inputs != state.inputs:  # files touched, their bytes the same (a checkout, a copy): read them once
+            with contextlib.suppress(OSError):  # (else every later build would hash them again)
+                save_state(root, State(state.key, scanned, settle(inputs), state.warnings, state.summary))
         for line in state.warnings:
             click.echo(line, err=True)
         click.echo(_built_line(state.summary, time.perf_counter() - started, target, "up to date: "), err=True)
