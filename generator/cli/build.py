@@ -59,8 +59,10 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
     state = None if force else load_state(root)
     scanned, inputs = scan(root, state)
     if state is not None and _up_to_date(state, key, inputs, target, not no_search, now):
-        if inputs != state.inputs:  # files touched, their bytes the same (a checkout, a copy): read them once
-            with contextlib.suppress(OSError):  # (else every later build would hash them again)
+        # Files hashed again, their bytes the same (touched by a checkout or a copy, or changed just before the
+        # last scan): their stamps are kept, or every later build would hash them again.
+        if any(stamp is not state.inputs.get(path) and stamp[3] != "unread" for path, stamp in inputs.items()):
+            with contextlib.suppress(OSError):
                 save_state(root, State(state.key, scanned, settle(inputs), state.warnings, state.summary))
         for line in state.warnings:
             click.echo(line, err=True)
