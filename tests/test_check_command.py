@@ -165,3 +165,35 @@ def test_words_after_a_paragraph_s_last_citation_are_lp030(site: Path):
     found = [line for line in done.stdout.splitlines() if " LP030 " in line]
     assert done.returncode == 1 and len(found) == 1  # a full stop after the last one is not words
     assert "paragraph goes on after its last [cites: …] ('The mayor then resigned.')" in found[0]
+
+
+def test_a_check_reads_again_only_what_changed_and_finds_what_a_fresh_check_finds(tmp_path: Path,
+                                                                                   monkeypatch: pytest.MonkeyPatch):
+    """The second check reads only the story edited since the first (the rest from the check's memo), and
+    prints exactly what a check that reads everything prints, the edit's new error included."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from generator.cli import cli
+    from generator.engine import check
+
+    root = tmp_path / "site"
+    shutil.copytree(REPO / "content", root / "content")
+    assert CliRunner().invoke(cli, ["check", "--root", str(root)]).exit_code == 0
+    edited = sorted((root / "content/stories").glob("*/*.md"))[3]
+    text = edited.read_text()
+    edited.write_text(text.rstrip("\n") + "\n\nA closing line that cites nothing.\n")
+    read: list[str] = []
+    original = check.read_story
+
+    def counted(reading, shown):
+        read.append(shown)
+        return original(reading, shown)
+
+    monkeypatch.setattr(check, "read_story", counted)
+    cached = CliRunner().invoke(cli, ["check", "--root", str(root), "--format", "json"])
+    assert read == [edited.relative_to(root).as_posix()]
+    fresh = CliRunner().invoke(cli, ["check", "--root", str(root), "--format", "json", "--force"])
+    assert cached.exit_code == fresh.exit_code == 1
+    assert cached.stdout == fresh.stdout and edited.name in cached.stdout

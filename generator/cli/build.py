@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
-import gc
 import sys
 import time
 from collections.abc import Iterator
@@ -27,11 +26,19 @@ from ..engine.state import (
 )
 from ..output.look import LiveLook
 from ..output.record import intact, load_record
-from .options import ROOT, build_now, counted, finding_line, findings_summary, print_findings, require_site
+from .options import (
+    ROOT,
+    build_now,
+    counted,
+    finding_line,
+    findings_summary,
+    load_memo_kept,
+    print_findings,
+    require_site,
+)
 
 if TYPE_CHECKING:
     from ..engine.build import Options
-    from ..engine.memo import Memo
 
 
 @click.command()
@@ -97,7 +104,7 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
 
         digests = content_digests(root, state.inputs)
         memo_key = key_of(code_digest(state.inputs), digests.get("content/site.toml", ""), state.key)
-        memo = None if force else _load_memo_kept(root, state.key, memo_key)
+        memo = None if force else load_memo_kept(root, state.key, memo_key)
         with _output_errors(target):
             store = FolderStore(target, root, state.build, look)
     with _output_errors(target):
@@ -138,19 +145,6 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
     # Ended here, in this frame, rather than by returning: the memos and the result (a build's millions of
     # objects) then go with the process (cli._end) instead of being freed one by one on the way out.
     sys.exit(0)
-
-
-def _load_memo_kept(root: Path, options: str, key: str) -> Memo | None:
-    """The last build's memo, which this process keeps to its end: loaded with the cyclic collector paused and
-    then frozen, so that no pass of the collector walks it (none could free any of it)."""
-    from ..engine.memo import load_memo
-
-    gc.disable()
-    try:
-        return load_memo(root, options, key)
-    finally:
-        gc.freeze()
-        gc.enable()
 
 
 @contextlib.contextmanager

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import os
 from collections.abc import Callable
 from pathlib import Path
@@ -12,6 +13,7 @@ import click
 
 if TYPE_CHECKING:
     from ..content.findings import Finding
+    from ..engine.memo import Memo
 
 ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
                     show_default=True, help="Site root: the folder holding content/ (and optionally templates/).")
@@ -93,3 +95,16 @@ def counted(number: int, noun: str) -> str:
     """'1 story', '2 stories', '0 manifests'."""
     plural = noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
     return f"{number:,} {noun if number == 1 else plural}"
+
+
+def load_memo_kept(root: Path, options: str, key: str) -> Memo | None:
+    """The last run's memo, which this process keeps to its end: loaded with the cyclic collector paused and
+    then frozen, so that no pass of the collector walks it (none could free any of it)."""
+    from ..engine.memo import load_memo
+
+    gc.disable()
+    try:
+        return load_memo(root, options, key)
+    finally:
+        gc.freeze()
+        gc.enable()

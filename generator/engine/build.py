@@ -22,7 +22,7 @@ from ..render.teaser import Teaser
 from ..render.templates import Renderer, template_finding
 from ..site import LAST, Output
 from ..site.kinds import navigation
-from .check import Checked, check_site
+from .check import Checked, check_site, learned
 from .memo import Memo, PageRecord
 from .pages import (
     PageMaking,
@@ -155,12 +155,10 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     result.stories = len(story_list)
     result.pages = sum(path.endswith(".html") for path in pages)
     result.made += 3 * len(stale)
-    digests = {record.digest for record in records.values()}
-    kept_scores = {pair: score for pair, score in checked.scores.items() if set(pair) <= digests}
-    result.memo = Memo(memo_key[0], memo_key[1], checked.manifest_records, records, pages, result.site,
-                       checked.repeats, related_kept, kept_scores, search, checked.image_records, result.reads,
-                       memo.loaded if memo else {},
-                       {job.path: (job, templates, records[job.path].rendered.job) for job in story_list})
+    result.memo = dataclasses.replace(
+        learned(checked, records, *memo_key, memo), pages=pages, site=result.site, related=related_kept,
+        search=search, reads=result.reads,
+        made={job.path: (job, templates, records[job.path].rendered.job) for job in story_list})
 
 
 def _shared_urls(checked: Checked) -> list[Finding]:

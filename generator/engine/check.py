@@ -100,6 +100,16 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
     return checked
 
 
+def learned(checked: Checked, records: Mapping[str, StoryRecord], key: str, options: str,
+            memo: Memo | None) -> Memo:
+    """What reading and checking learned, as a memo for the next run (a build adds its outputs): every file's
+    record, these story records, LP040's index and the exact scores of the stories still there."""
+    digests = {record.digest for record in records.values()}
+    return Memo(key, options, checked.manifest_records, dict(records), repeats=checked.repeats,
+                scores={pair: score for pair, score in checked.scores.items() if set(pair) <= digests},
+                images=checked.image_records, loaded=memo.loaded if memo else {})
+
+
 def _read_images(root: Path, checked: Checked, memo: Memo | None, digests: Mapping[str, str]) -> None:
     """Every file of content/images/: measured now, or known from the memo when its bytes are the same. What
     cannot be used is said where a story shows it (LP070), not here."""
