@@ -128,6 +128,37 @@ def test_the_desk_checks_again_what_changed_and_still_finds_what_check_finds(tmp
     assert len({tuple(codes) for codes in seen}) == 4, seen  # the manifest, site.toml and deletions changed them
 
 
+def test_the_desk_s_first_check_starts_from_the_last_ledgerpress_check(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch):
+    """After `ledgerpress check`, the desk's first check reads only the stories changed since (and the text it
+    is given), and finds what a check from scratch finds."""
+    import shutil
+
+    from generator.desk.recheck import SiteChecks
+    from generator.engine import check
+
+    root = tmp_path / "site"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "content", root / "content")
+    assert ledgerpress("check", cwd=root).returncode == 0
+    edited = sorted((root / "content/stories").glob("*/*.md"))[2]
+    edited.write_text(edited.read_text().rstrip("\n") + "\n\nA closing line that cites nothing.\n")
+    read: list[str] = []
+    original = check.read_story
+
+    def counted(reading, shown):
+        read.append(shown)
+        return original(reading, shown)
+
+    monkeypatch.setattr(check, "read_story", counted)
+    found = SiteChecks(root).check(False, {MISTAKES_PATH: MISTAKES.encode()}).findings
+    assert sorted(read) == sorted([edited.relative_to(root).as_posix(), MISTAKES_PATH])
+    saved = tmp_path / "saved"
+    shutil.copytree(root / "content", saved / "content")
+    (saved / MISTAKES_PATH).parent.mkdir(parents=True, exist_ok=True)
+    (saved / MISTAKES_PATH).write_text(MISTAKES)
+    assert found == check_site(saved, drafts=False).findings
+
+
 def test_check_story_places_the_text_where_its_front_matter_says(agent: Agent):
     assert agent.call("check_story", text=FIXED)["path"] == MISTAKES_PATH
     drafted = agent.call("check_story", text=MISTAKES.replace("trust: reported", "trust: reported\ndraft: true"))

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .. import __version__
 from .options import ROOT, build_now, counted, detail, load_memo_kept, print_findings, say, verbosity
 
 if TYPE_CHECKING:
@@ -59,16 +58,14 @@ def _check_site(root: Path, force: bool) -> Checked:
     bytes it read (against the same manifests, site.toml and generator) is not read again. The memo is kept
     apart from the builds' (it holds no outputs), and one that cannot be saved costs only the next check's
     head start."""
-    from ..content.layout import key_of
-    from ..engine.check import check_site, learned
+    from ..engine.check import check_key, check_site, learned
     from ..engine.memo import MemoDamaged, save_memo
     from ..engine.pool import default_jobs
-    from ..engine.state import code_digest, content_digests, load_state, options_key, scan
+    from ..engine.state import content_digests, load_state, scan
 
     _, inputs = scan(root, None if force else load_state(root))  # the build's stamps spare reading unchanged files
     digests = content_digests(root, inputs)
-    options = options_key(__version__, command="check")
-    key = key_of(code_digest(inputs), digests.get("content/site.toml", ""), options)
+    key, options = check_key(inputs, digests, drafts=False)
     memo = None if force else load_memo_kept(root, options, key)
     checked = check_site(root, drafts=False, jobs=default_jobs(), memo=memo, digests=digests, now=build_now())
     if checked.config is not None:

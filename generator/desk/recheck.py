@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..engine.check import Checked, check_site
-from ..engine.memo import Memo
-from ..engine.state import State, code_digest, content_digests, key_of, scan, settle
+from ..engine.check import Checked, check_key, check_site, learned
+from ..engine.memo import Memo, load_memo
+from ..engine.state import State, content_digests, scan, settle
 
 
 class SiteChecks:
-    """`check_site` of one site, warm: a 20,000-story site is read whole once, then story by story."""
+    """`check_site` of one site, warm: a 20,000-story site is read whole once (or, after a `ledgerpress check`,
+    taken from its memo), then story by story."""
 
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -24,13 +25,13 @@ class SiteChecks:
         `build --drafts`) would give them."""
         started, inputs = scan(self.root, self._state)
         digests = content_digests(self.root, inputs)
-        key = key_of(code_digest(inputs), digests.get("content/site.toml", ""), f"desk drafts={drafts}")
+        key, options = check_key(inputs, digests, drafts)
         memo = self._memo if self._memo is not None and self._memo.key == key else None
+        if memo is None and self._state is None:  # the first check: the last `ledgerpress check` one's, if any
+            memo = load_memo(self.root, options, key)
         self._memo = None  # the check takes its indexes over: a check that fails starts the next one afresh
         checked = check_site(self.root, drafts=drafts, memo=memo, digests=digests, texts=texts)
         if checked.config is not None:
             self._state = State(started_ns=started, inputs=settle(inputs))
-            held = {record.digest for record in checked.records.values()}
-            self._memo = Memo(key, "desk", checked.manifest_records, dict(checked.records), repeats=checked.repeats,
-                              scores={pair: score for pair, score in checked.scores.items() if set(pair) <= held})
+            self._memo = learned(checked, checked.records, key, options, None)  # (kept here, never saved)
         return checked

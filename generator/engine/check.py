@@ -13,6 +13,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import __version__
 from ..analysis.repeats import RepeatIndex, site_repeats
 from ..analysis.similarity import Features
 from ..checks import Report, SiteIndex, run_checks
@@ -20,6 +21,7 @@ from ..content.authors import Author, load_authors
 from ..content.config import CONFIG_NAME, SiteConfig, load_config
 from ..content.findings import Finding
 from ..content.images import ImageFile, image_files, read_image
+from ..content.layout import key_of
 from ..content.manifests import KnownManifest, load_manifest
 from ..content.models import ManifestFile, Page, StoryBrief, StoryFile
 from ..content.pages import load_page, page_files
@@ -30,6 +32,7 @@ from .memo import Memo, take
 from .pool import run_all
 from .read import Reading, Spill, Spilled, read_story
 from .records import ImageRecord, ManifestRecord, StoryRecord
+from .state import code_digest, options_key
 
 Progress = Callable[[str, int, int], None]
 
@@ -98,6 +101,14 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
     report = run_checks(site, found)
     checked.report = report if drafts else _drafts_warn(report, checked.records)
     return checked
+
+
+def check_key(inputs: Mapping[str, list], digests: Mapping[str, str], drafts: bool) -> tuple[str, str]:
+    """The key and the options of the memo of a check (`ledgerpress check`, the agent desk's) of the inputs a
+    scan found: its records hold while the generator and site.toml do; LP040's index, also whether drafts are
+    among the stories compared. (A build's memo is keyed by its own options.)"""
+    options = options_key(__version__, command="check", drafts=drafts)
+    return key_of(code_digest(inputs), digests.get("content/site.toml", ""), options), options
 
 
 def learned(checked: Checked, records: Mapping[str, StoryRecord], key: str, options: str,
