@@ -197,3 +197,35 @@ def test_a_check_reads_again_only_what_changed_and_finds_what_a_fresh_check_find
     fresh = CliRunner().invoke(cli, ["check", "--root", str(root), "--format", "json", "--force"])
     assert cached.exit_code == fresh.exit_code == 1
     assert cached.stdout == fresh.stdout and edited.name in cached.stdout
+
+
+def test_publish_checks_the_site_from_the_check_s_memo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """publish checks the site as check does, reading no story a check before it read unchanged, and still
+    refuses a site whose edit brought an error."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    from generator.cli import cli
+    from generator.engine import check
+
+    root = tmp_path / "site"
+    shutil.copytree(REPO / "content", root / "content")
+    assert CliRunner().invoke(cli, ["build", "--root", str(root), "--no-search"]).exit_code == 0
+    assert CliRunner().invoke(cli, ["check", "--root", str(root)]).exit_code == 0
+    read: list[str] = []
+    original = check.read_story
+
+    def counted(reading, shown):
+        read.append(shown)
+        return original(reading, shown)
+
+    monkeypatch.setattr(check, "read_story", counted)
+    done = CliRunner().invoke(cli, ["publish", str(tmp_path / "out"), "--root", str(root), "--dry-run"])
+    assert done.exit_code == 0, done.output
+    assert read == []
+    edited = sorted((root / "content/stories").glob("*/*.md"))[3]
+    edited.write_text(edited.read_text().rstrip("\n") + "\n\nA closing line that cites nothing.\n")
+    refused = CliRunner().invoke(cli, ["publish", str(tmp_path / "out"), "--root", str(root), "--dry-run"])
+    assert refused.exit_code == 1 and "publish refused" in refused.output
+    assert read == [edited.relative_to(root).as_posix()]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import datetime as dt
 import json
 import sys
@@ -12,7 +11,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .options import ROOT, build_now, counted, detail, load_memo_kept, print_findings, say, verbosity
+from .options import ROOT, counted, detail, print_findings, say, site_checked, verbosity
 
 if TYPE_CHECKING:
     from ..content.findings import Finding
@@ -29,7 +28,7 @@ def check(root: Path, form: str, force: bool) -> None:
     """Run every rule on the site and print the findings; exit 1 if an error remains (drafts only warn). Only
     the files changed since the last check are read again (--force: every file)."""
     started = time.perf_counter()
-    checked = _check_site(root.resolve(), force)
+    checked = site_checked(root.resolve(), force)
     findings = checked.findings
     drafts = {path for path, record in checked.records.items() if record.draft}
     if form == "json":
@@ -51,27 +50,6 @@ def check(root: Path, form: str, force: bool) -> None:
         detail(f"scheduled (built from {story.published.astimezone(dt.timezone.utc):%Y-%m-%dT%H:%M:%SZ}): {story.path}")
     detail(f"checked in {time.perf_counter() - started:.2f} s")
     sys.exit(1 if any(f.severity == "error" for f in findings) else 0)
-
-
-def _check_site(root: Path, force: bool) -> Checked:
-    """Every rule over the site as build and publish see it, with the memo of the last check: a file whose
-    bytes it read (against the same manifests, site.toml and generator) is not read again. The memo is kept
-    apart from the builds' (it holds no outputs), and one that cannot be saved costs only the next check's
-    head start."""
-    from ..engine.check import check_key, check_site, learned
-    from ..engine.memo import MemoDamaged, save_memo
-    from ..engine.pool import default_jobs
-    from ..engine.state import content_digests, load_state, scan
-
-    _, inputs = scan(root, None if force else load_state(root))  # the build's stamps spare reading unchanged files
-    digests = content_digests(root, inputs)
-    key, options = check_key(inputs, digests, drafts=False)
-    memo = None if force else load_memo_kept(root, options, key)
-    checked = check_site(root, drafts=False, jobs=default_jobs(), memo=memo, digests=digests, now=build_now())
-    if checked.config is not None:
-        with contextlib.suppress(OSError, MemoDamaged):
-            save_memo(root, learned(checked, checked.records, key, options, memo))
-    return checked
 
 
 def _summary(root: Path, checked: Checked, findings: list[Finding], drafts: int) -> str:

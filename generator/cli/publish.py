@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from .options import ROOT, build_now, findings_summary, print_findings
+from .options import ROOT, findings_summary, print_findings, site_checked
 
 
 @click.command(name="publish")
@@ -16,15 +16,13 @@ from .options import ROOT, build_now, findings_summary, print_findings
 @click.option("--endpoint-url", default=None, help="S3-compatible endpoint for s3:// (credentials: the AWS ways).")
 def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | None) -> None:
     """Publish ROOT/public/ to DEST, a folder or s3://bucket/prefix: changed files only, pages after their assets."""
-    from ..engine.check import check_site
-    from ..engine.pool import default_jobs
     from ..publish import PublishError, public_files, publish_site
 
     try:
         public_files(root / "public")
     except PublishError as err:
         raise click.ClickException(f"publish refused: {err}") from None
-    findings = check_site(root, drafts=False, base_url=None, jobs=default_jobs(), now=build_now()).findings
+    findings = site_checked(root.resolve()).findings
     if any(f.severity == "error" for f in findings):
         print_findings(findings, err=True)
         raise click.ClickException(f"publish refused: {findings_summary(findings)}; fix them, then `ledgerpress build`")
