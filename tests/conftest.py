@@ -148,6 +148,37 @@ def site(tmp_path: Path) -> Path:
     return write_tree(tmp_path / "site", base_files())
 
 
+@pytest.fixture
+def stories_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The story files the engine reads (parses and checks) in this process from now on, by path as shown."""
+    from generator.engine import check
+
+    read: list[str] = []
+    original = check.read_story
+
+    def counted(reading, shown: str):
+        read.append(shown)
+        return original(reading, shown)
+
+    monkeypatch.setattr(check, "read_story", counted)
+    return read
+
+
+def demo_copy(folder: Path) -> Path:
+    """A copy of the demo site's content/ in folder."""
+    import shutil
+
+    shutil.copytree(Path(__file__).resolve().parent.parent / "content", folder / "content")
+    return folder
+
+
+def add_uncited_line(root: Path, number: int) -> Path:
+    """The number-th story file (by path) given a closing line that cites nothing: an error (LP030)."""
+    story = sorted((root / "content/stories").glob("*/*.md"))[number]
+    story.write_text(story.read_text().rstrip("\n") + "\n\nA closing line that cites nothing.\n")
+    return story
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _own_cache_home(tmp_path_factory: pytest.TempPathFactory):
     """Builds sign their memos with a key under $XDG_CACHE_HOME: the tests keep theirs out of the user's home."""

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from tests.commands import ledgerpress
-from tests.conftest import STORY, STORY_PATH, base_files, write_tree
+from tests.conftest import STORY, STORY_PATH, add_uncited_line, base_files, demo_copy, write_tree
 
 REPO = Path(__file__).resolve().parent.parent
 MULTITOOL = REPO / "node_modules" / ".bin" / "sarif-multitool"
@@ -168,64 +168,39 @@ def test_words_after_a_paragraph_s_last_citation_are_lp030(site: Path):
 
 
 def test_a_check_reads_again_only_what_changed_and_finds_what_a_fresh_check_finds(tmp_path: Path,
-                                                                                   monkeypatch: pytest.MonkeyPatch):
+                                                                                   stories_read: list[str]):
     """The second check reads only the story edited since the first (the rest from the check's memo), and
     prints exactly what a check that reads everything prints, the edit's new error included."""
-    import shutil
-
     from click.testing import CliRunner
 
     from generator.cli import cli
-    from generator.engine import check
 
-    root = tmp_path / "site"
-    shutil.copytree(REPO / "content", root / "content")
+    root = demo_copy(tmp_path / "site")
     assert CliRunner().invoke(cli, ["check", "--root", str(root)]).exit_code == 0
-    edited = sorted((root / "content/stories").glob("*/*.md"))[3]
-    text = edited.read_text()
-    edited.write_text(text.rstrip("\n") + "\n\nA closing line that cites nothing.\n")
-    read: list[str] = []
-    original = check.read_story
-
-    def counted(reading, shown):
-        read.append(shown)
-        return original(reading, shown)
-
-    monkeypatch.setattr(check, "read_story", counted)
+    edited = add_uncited_line(root, 3)
+    stories_read.clear()
     cached = CliRunner().invoke(cli, ["check", "--root", str(root), "--format", "json"])
-    assert read == [edited.relative_to(root).as_posix()]
+    assert stories_read == [edited.relative_to(root).as_posix()]
     fresh = CliRunner().invoke(cli, ["check", "--root", str(root), "--format", "json", "--force"])
     assert cached.exit_code == fresh.exit_code == 1
     assert cached.stdout == fresh.stdout and edited.name in cached.stdout
 
 
-def test_publish_checks_the_site_from_the_check_s_memo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def test_publish_checks_the_site_from_the_check_s_memo(tmp_path: Path, stories_read: list[str]):
     """publish checks the site as check does, reading no story a check before it read unchanged, and still
     refuses a site whose edit brought an error."""
-    import shutil
-
     from click.testing import CliRunner
 
     from generator.cli import cli
-    from generator.engine import check
 
-    root = tmp_path / "site"
-    shutil.copytree(REPO / "content", root / "content")
+    root = demo_copy(tmp_path / "site")
     assert CliRunner().invoke(cli, ["build", "--root", str(root), "--no-search"]).exit_code == 0
     assert CliRunner().invoke(cli, ["check", "--root", str(root)]).exit_code == 0
-    read: list[str] = []
-    original = check.read_story
-
-    def counted(reading, shown):
-        read.append(shown)
-        return original(reading, shown)
-
-    monkeypatch.setattr(check, "read_story", counted)
+    stories_read.clear()
     done = CliRunner().invoke(cli, ["publish", str(tmp_path / "out"), "--root", str(root), "--dry-run"])
     assert done.exit_code == 0, done.output
-    assert read == []
-    edited = sorted((root / "content/stories").glob("*/*.md"))[3]
-    edited.write_text(edited.read_text().rstrip("\n") + "\n\nA closing line that cites nothing.\n")
+    assert stories_read == []
+    edited = add_uncited_line(root, 3)
     refused = CliRunner().invoke(cli, ["publish", str(tmp_path / "out"), "--root", str(root), "--dry-run"])
     assert refused.exit_code == 1 and "publish refused" in refused.output
-    assert read == [edited.relative_to(root).as_posix()]
+    assert stories_read == [edited.relative_to(root).as_posix()]

@@ -7,6 +7,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +15,7 @@ import pytest
 
 from generator.engine.check import check_site
 from tests.commands import ledgerpress
-from tests.conftest import MANIFEST_A, SITE_TOML, STORY, STORY_PATH, base_files, write_tree
+from tests.conftest import MANIFEST_A, SITE_TOML, STORY, STORY_PATH, add_uncited_line, base_files, demo_copy, write_tree
 from tests.desk_agent import Agent, stdio_agent
 
 MISTAKES_PATH = "content/stories/2026-11-22/the-busway-budget-passed-9-to-2.md"
@@ -128,34 +129,19 @@ def test_the_desk_checks_again_what_changed_and_still_finds_what_check_finds(tmp
     assert len({tuple(codes) for codes in seen}) == 4, seen  # the manifest, site.toml and deletions changed them
 
 
-def test_the_desk_s_first_check_starts_from_the_last_ledgerpress_check(tmp_path: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch):
+def test_the_desk_s_first_check_starts_from_the_last_ledgerpress_check(tmp_path: Path, stories_read: list[str]):
     """After `ledgerpress check`, the desk's first check reads only the stories changed since (and the text it
     is given), and finds what a check from scratch finds."""
-    import shutil
-
     from generator.desk.recheck import SiteChecks
-    from generator.engine import check
 
-    root = tmp_path / "site"
-    shutil.copytree(Path(__file__).resolve().parent.parent / "content", root / "content")
+    root = demo_copy(tmp_path / "site")
     assert ledgerpress("check", cwd=root).returncode == 0
-    edited = sorted((root / "content/stories").glob("*/*.md"))[2]
-    edited.write_text(edited.read_text().rstrip("\n") + "\n\nA closing line that cites nothing.\n")
-    read: list[str] = []
-    original = check.read_story
-
-    def counted(reading, shown):
-        read.append(shown)
-        return original(reading, shown)
-
-    monkeypatch.setattr(check, "read_story", counted)
+    edited = add_uncited_line(root, 2)
     found = SiteChecks(root).check(False, {MISTAKES_PATH: MISTAKES.encode()}).findings
-    assert sorted(read) == sorted([edited.relative_to(root).as_posix(), MISTAKES_PATH])
+    assert sorted(stories_read) == sorted([edited.relative_to(root).as_posix(), MISTAKES_PATH])
     saved = tmp_path / "saved"
     shutil.copytree(root / "content", saved / "content")
-    (saved / MISTAKES_PATH).parent.mkdir(parents=True, exist_ok=True)
-    (saved / MISTAKES_PATH).write_text(MISTAKES)
+    write_tree(saved, {MISTAKES_PATH: MISTAKES})
     assert found == check_site(saved, drafts=False).findings
 
 
