@@ -1,6 +1,7 @@
 """Time `ledgerpress build` as a user runs it: cold, no-op and one-edit rebuilds, whole process, median of runs.
 
     python benchmarks/bench_build.py 1000 4000 20000 --runs 5 [--jobs 2] [--work /tmp/lp-bench]
+    python benchmarks/bench_build.py 4000 --check            # `ledgerpress check`: first, next, after an edit
     python benchmarks/bench_build.py 4000 --profile          # where the time goes (cProfile, one process)
 
 Each N gets a deterministic corpus (benchmarks/corpus.py, ~1,200-word stories). A cold build starts with no
@@ -9,8 +10,9 @@ sentence of one story (the first after a cold build also links every unchanged f
 second tree), and the next one another story's. Every run goes through /usr/bin/time -v for the wall time
 and the peak RSS of the largest single process, while a thread samples the Pss summed over the whole
 process tree (workers and Pagefind included, pss.py). Without --search the builds run --no-search (the
-default build, search included, is timed against Hugo + Pagefind by bench_others.py). Timings are printed,
-never asserted.
+default build, search included, is timed against Hugo + Pagefind by bench_others.py). With --check, the
+same for `ledgerpress check`: the first check (no cache), the next (nothing changed), one after an edit.
+Timings are printed, never asserted.
 """
 
 from __future__ import annotations
@@ -101,19 +103,21 @@ def _letters(number: int) -> str:
     return word
 
 
-def measure(site: Path, runs: int, jobs: int | None, search: bool) -> dict[str, tuple[float, int, float]]:
-    command = [sys.executable, "-m", "generator", "build", "--root", str(site)]
-    command += [] if search else ["--no-search"]
-    command += ["--jobs", str(jobs)] if jobs else []
-    rows: dict[str, list[Run]] = {"cold": [], "no-op": [], "one edit": [], "next edit": []}
+# Each step of a round after a cold start: its name, and the story edited before it (an offset into the
+# oldest fifty), if any. The next edit is another story's: an editor's next save, the second tree in place.
+BUILD_STEPS = (("cold build", None), ("no-op rebuild", None), ("one-story rebuild", 0), ("the next one", 25))
+CHECK_STEPS = (("first check", None), ("the next", None), ("after one edit", 0))
+
+
+def measure(site: Path, runs: int, command: list[str], steps: tuple) -> dict[str, tuple[float, int, float]]:
+    """Each step's median wall time, and the largest peak RSS and tree Pss of its runs, by name."""
+    rows: dict[str, list[Run]] = {name: [] for name, _ in steps}
     for run in range(runs):
         fresh(site)
-        rows["cold"].append(timed(command))
-        rows["no-op"].append(timed(command))
-        edit_one(site, run)
-        rows["one edit"].append(timed(command))
-        edit_one(site, run + 25)  # another story: an editor's next save, the output's second tree in place
-        rows["next edit"].append(timed(command))
+        for name, edit in steps:
+            if edit is not None:
+                edit_one(site, run + edit)
+            rows[name].append(timed(command))
     return {name: (statistics.median(run.wall for run in found), max(run.peak for run in found),
                    max(run.tree for run in found)) for name, found in rows.items()}
 
@@ -136,6 +140,7 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--work", type=Path, default=Path("/tmp/lp-bench"))
     parser.add_argument("--search", action="store_true", help="include the Pagefind index")
+    parser.add_argument("--check", action="store_true", help="time `ledgerpress check` instead of build")
     parser.add_argument("--profile", action="store_true")
     args = parser.parse_args()
     args.work.mkdir(parents=True, exist_ok=True)
@@ -145,18 +150,21 @@ def main() -> None:
         for size in args.sizes:
             profile(corpus(args.work, size))
         return
-    print("| stories | cold build | no-op rebuild | one-story rebuild | the next one | peak memory, largest process "
-          "| peak Pss, tree | calibration |")
-    print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+    command = [sys.executable, "-m", "generator", "check" if args.check else "build"]
+    command += [] if args.search or args.check else ["--no-search"]
+    command += ["--jobs", str(args.jobs)] if args.jobs and not args.check else []
+    steps = CHECK_STEPS if args.check else BUILD_STEPS
+    print(f"| stories | {' | '.join(name for name, _ in steps)} | peak memory, largest process | peak Pss, tree "
+          "| calibration |")
+    print("|---:" * (len(steps) + 4) + "|")
     for size in args.sizes:
         site = corpus(args.work, size)
         before = calibration()
-        found = measure(site, args.runs, args.jobs, args.search)
+        found = measure(site, args.runs, [*command, "--root", str(site)], steps)
         peak = max(memory for _, memory, _ in found.values())
         tree = max(memory for _, _, memory in found.values())
-        print(f"| {size:,} | {found['cold'][0]:.2f} s | {found['no-op'][0]:.2f} s | {found['one edit'][0]:.2f} s "
-              f"| {found['next edit'][0]:.2f} s | {peak} MB | {tree:,.0f} MB | {before:.2f} → {calibration():.2f} s |",
-              flush=True)
+        times = " | ".join(f"{found[name][0]:.2f} s" for name, _ in steps)
+        print(f"| {size:,} | {times} | {peak} MB | {tree:,.0f} MB | {before:.2f} → {calibration():.2f} s |", flush=True)
 
 
 if __name__ == "__main__":
