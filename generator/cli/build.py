@@ -26,16 +26,8 @@ from ..engine.state import (
 )
 from ..output.look import LiveLook
 from ..output.record import intact, load_record
-from .options import (
-    ROOT,
-    build_now,
-    counted,
-    finding_line,
-    findings_summary,
-    load_memo_kept,
-    print_findings,
-    require_site,
-)
+from .cache import load_memo_kept
+from .options import ROOT, build_now, counted, finding_line, findings_summary, print_findings, require_site
 
 if TYPE_CHECKING:
     from ..engine.build import Options

@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .options import ROOT, counted, detail, print_findings, say, site_checked, verbosity
+from .cache import site_checked
+from .options import ROOT, counted, detail, print_findings, say, verbosity
 
 if TYPE_CHECKING:
     from ..content.findings import Finding

@@ -6,7 +6,8 @@ from pathlib import Path
 
 import click
 
-from .options import ROOT, findings_summary, print_findings, site_checked
+from .cache import site_checked
+from .options import ROOT, findings_summary, print_findings
 
 
 @click.command(name="publish")
