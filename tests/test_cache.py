@@ -49,41 +49,46 @@ def test_unchanged_site_is_not_rebuilt(site: Path):
     assert stamps(site / "public") == before
 
 
-def test_files_touched_are_read_once_not_by_every_build_after(site: Path, monkeypatch: pytest.MonkeyPatch):
-    """After a checkout or a copy gives every file a new time (the same bytes), the build that finds the site
-    up to date keeps the new stamps: the next one trusts them instead of reading every file again."""
+@pytest.fixture
+def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The input files the scan of a build reads for their digest from now on."""
     from generator.engine import state
 
+    read: list[str] = []
+    digest = state._digest
+    monkeypatch.setattr(state, "_digest", lambda path, size: read.append(path) or digest(path, size))
+    return read
+
+
+def test_files_touched_are_read_once_not_by_every_build_after(site: Path, hashed: list[str]):
+    """After a checkout or a copy gives every file a new time (the same bytes), the build that finds the site
+    up to date keeps the new stamps: the next one trusts them instead of reading every file again."""
     build(site)
     hour_ago = os.stat(site / STORY_PATH).st_mtime - 3600
     for path in (site / "content").rglob("*"):
         os.utime(path, (hour_ago, hour_ago))
-    read: list[str] = []
-    digest = state._digest
-    monkeypatch.setattr(state, "_digest", lambda path, size: read.append(path) or digest(path, size))
+    hashed.clear()
     assert "up to date" in build(site)
-    assert str((site / STORY_PATH).resolve()) in read
-    read.clear()
+    assert str((site / STORY_PATH).resolve()) in hashed
+    hashed.clear()
     assert "up to date" in build(site)
-    assert read == []
+    assert hashed == []
 
 
 def test_a_file_touched_just_before_a_build_is_read_again_only_until_its_time_is_safely_past(
-        site: Path, monkeypatch: pytest.MonkeyPatch):
+        site: Path, hashed: list[str]):
     """A file whose time is within the clock's resolution of a scan may still change unseen, so the next
     scan reads it again (git's racy rule); once a scan starts well after it, the stamp is trusted."""
-    from generator.engine import state
+    from generator.engine.state import RACY_NS
 
     build(site)
     os.utime(site / STORY_PATH)  # now: up to date, but too recent to trust for a while
     assert "up to date" in build(site)
-    time.sleep(state.RACY_NS / 1e9 + 0.1)
+    time.sleep(RACY_NS / 1e9 + 0.1)
     assert "up to date" in build(site)  # (reads the story again if the last scan was within the rule's time)
-    read: list[str] = []
-    digest = state._digest
-    monkeypatch.setattr(state, "_digest", lambda path, size: read.append(path) or digest(path, size))
+    hashed.clear()
     assert "up to date" in build(site)
-    assert read == []
+    assert hashed == []
 
 
 def test_the_root_named_another_way_is_the_same_site(site: Path, monkeypatch: pytest.MonkeyPatch):
