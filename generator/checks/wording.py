@@ -55,8 +55,6 @@ class _Vocabulary:
                     else:
                         self.overflow[code] = term
             found[i] = term
-        if len(self.overflow) > 1 << 20 or len(self.stems) > 1 << 22:  # a preview server runs for hours
-            self.__init__()
         return found
 
     def term(self, word: str) -> int:
@@ -67,6 +65,17 @@ class _Vocabulary:
 
 
 _VOCABULARY = _Vocabulary()
+MAX_STEMS, MAX_OVERFLOW = 1 << 22, 1 << 20  # past either, the next check numbers the words afresh
+
+
+def forget_words() -> None:
+    """Number the words afresh if the vocabulary has grown large (a preview server checks for hours). Called
+    only before a check starts: every term set held (text_terms', unit_terms', a check's derived values) is in
+    the numbering it was made with."""
+    if len(_VOCABULARY.overflow) > MAX_OVERFLOW or len(_VOCABULARY.stems) > MAX_STEMS:
+        _VOCABULARY.__init__()
+        text_terms.cache_clear()
+        _LAST.clear()
 
 
 @functools.lru_cache(maxsize=1 << 14)
