@@ -172,5 +172,5 @@ declare("LP100", "a manifest file is not valid JSON or fails its schema")
 declare("LP900", "a template failed to render (reported at the template's line)")
 declare("LP901", "the search index could not be built (a warning: the site is built without search)")
 
-# importing the rule modules registers their rules
+# the rule modules (importing one registers its rules), and follow and waivers, which run_checks applies
 from . import authors, citations, files, follow, images, ledger, links, manifests, related, repeats, retractions, support, taxonomy, waivers  # noqa: E402,F401,I001

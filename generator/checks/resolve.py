@@ -4,10 +4,10 @@ that would only repeat it (an unsupported figure, a manifest never cited) leave 
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from ..content.models import Claim, LedgerEntry, Story
+from ..content.models import Claim, LedgerEntry, ManifestFile, Story
 from . import SiteIndex
 
 
@@ -25,8 +25,6 @@ class Resolution:
         """True when every id is a ledger manifest whose claims are known: only then can support be judged."""
         return not any(manifest_id in self.unresolved or manifest_id not in self.entries for manifest_id in ids)
 
-    def claims(self, ids: Iterable[str]) -> list[Claim]:
-        return [claim for manifest_id in dict.fromkeys(ids) for claim in self.used.get(manifest_id, ())]
 
 
 def cited_ids(story: Story, site: SiteIndex) -> list[str]:
@@ -34,6 +32,17 @@ def cited_ids(story: Story, site: SiteIndex) -> list[str]:
     body = site.bodies[story.path]
     return list(dict.fromkeys([*(i for cite in body.cites for i in cite.ids),
                                *(i for fact in story.meta.key_facts for i in fact.cites)]))
+
+
+def used_claims(story: Story, manifests: Mapping[str, ManifestFile]) -> dict[str, list[Claim]]:
+    """Manifest id -> the claims the ledger uses from it that exist, in ledger order."""
+    used: dict[str, list[Claim]] = {}
+    for entry in story.meta.ledger:
+        found = manifests.get(entry.manifest)
+        if found is not None and entry.manifest not in used:
+            by_id = {claim.id: claim for claim in found.manifest.claims}
+            used[entry.manifest] = [by_id[claim_id] for claim_id in entry.claims if claim_id in by_id]
+    return used
 
 
 def resolution(story: Story, site: SiteIndex) -> Resolution:
@@ -49,16 +58,15 @@ def _resolve(story: Story, site: SiteIndex) -> Resolution:
     entries: dict[str, LedgerEntry] = {}
     for entry in story.meta.ledger:
         entries.setdefault(entry.manifest, entry)
-    result = Resolution(entries)
+    result = Resolution(entries, used_claims(story, site.manifests))
     for manifest_id, entry in entries.items():
         found = site.manifests.get(manifest_id)
         if found is None:
             result.unresolved.add(manifest_id)
             continue
-        by_id = {claim.id: claim for claim in found.manifest.claims}
-        result.used[manifest_id] = [by_id[claim_id] for claim_id in entry.claims if claim_id in by_id]
-        twice = len(by_id) < len(found.manifest.claims)  # LP102: which claim an id names is unknown
-        if not entry.claims or twice or any(claim_id not in by_id for claim_id in entry.claims):
+        ids = [claim.id for claim in found.manifest.claims]
+        twice = len(set(ids)) < len(ids)  # LP102: which claim an id names is unknown
+        if not entry.claims or twice or any(claim_id not in ids for claim_id in entry.claims):
             result.unresolved.add(manifest_id)
     stray = [i for i in cited_ids(story, site) if i not in entries]
     missing = [i for i in entries if i not in site.manifests]

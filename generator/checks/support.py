@@ -1,21 +1,18 @@
 """LP032: a paragraph, list item or table row shares enough of its distinctive wording with the claims it cites
 (and their manifest's title). Calibrated on tests/checks/calibration/ (docs/checks.md gives the figures):
 faithful paraphrases and analysis that restates some facts pass; a paragraph cited to the wrong manifest of
-its ledger, or one that says what no cited claim says, does not. The same word overlap orders the claims a
-reader is shown as the evidence for each paragraph, best match first."""
+its ledger, or one that says what no cited claim says, does not."""
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ..content.body import Body, Unit
+from ..content.body import Unit
 from ..content.findings import Finding
-from ..content.models import Claim, ManifestFile, Story
+from ..content.models import Claim, Story
 from . import SiteIndex, rule
-from .figures import figures
 from .resolve import resolution
 from .wording import stem_words, text_terms, unit_terms
 
@@ -24,7 +21,6 @@ MAX_SHARED = 2         # unsupported: at most this many words shared with the ci
 MIN_SHARE = 0.25       # ...and less than this share of the unit's words
 WRONG_MARGIN = 3       # cited the wrong manifest: another ledger manifest shares this many more words,
 WRONG_SHARE = 0.5      # at least half of the unit's words, and at least twice as many as the cited ones
-MIN_BACKING = 2        # evidence: a claim backs a passage with this score (shared words, 2 per figure) or more
 _WHAT = {"item": "list item", "row": "table row", "paragraph": "paragraph"}
 _TARGETS = re.compile(r"\]\([^)]*\)|<[^>\s]*>")
 
@@ -53,7 +49,7 @@ def verdict(words: frozenset[int], cited: Iterable[str], pools: dict[str, frozen
     """Judge a passage's terms against the pools (manifest id -> its terms) of the manifests it cites and of
     the ledger's others."""
     cited = tuple(cited)
-    pool = frozenset().union(*(pools.get(i, ()) for i in cited))
+    pool = pools[cited[0]] if len(cited) == 1 else frozenset().union(*(pools.get(i, ()) for i in cited))
     other, best = None, 0
     for manifest_id, terms in pools.items():
         if manifest_id not in cited and (count := len(words & terms)) > best:
@@ -91,20 +87,7 @@ def _judge(story: Story, site: SiteIndex) -> dict[int, Verdict]:
         return {}
     words = unit_terms(story.body, body, story.body_line)
     pools = ledger_pools(story, site)
-    unions: dict[tuple[str, ...], frozenset[int]] = {}
-    made = {}
-    for index in judged:
-        cited, terms = cites[index], words[index]
-        if len(cited) == 1:
-            pool = pools[cited[0]]
-        elif (pool := unions.get(cited)) is None:
-            pool = unions[cited] = frozenset().union(*(pools[i] for i in cited))
-        other, best = None, 0
-        for manifest_id, theirs in pools.items():
-            if manifest_id not in cited and (count := len(terms & theirs)) > best:
-                other, best = manifest_id, count
-        made[index] = Verdict(len(terms), len(terms & pool), other, best)
-    return made
+    return {index: verdict(words[index], cites[index], pools) for index in judged}
 
 
 def misattributed(story: Story, site: SiteIndex) -> dict[int, str]:
@@ -149,55 +132,3 @@ def ledger_pools(story: Story, site: SiteIndex) -> dict[str, frozenset[int]]:
 def pool(title: str, claims: Iterable[Claim | str]) -> frozenset[int]:
     """The terms of a manifest's title and of some of its claims (each text is read once per process)."""
     return text_terms(title).union(*(text_terms(c if isinstance(c, str) else c.text) for c in claims))
-
-
-Evidence = tuple[tuple[str, tuple[str, ...]], ...]  # ((manifest id, (claim id, … best first)), …)
-
-
-def used_claims(story: Story, manifests: dict[str, ManifestFile]) -> dict[str, list[Claim]]:
-    """Manifest id -> the claims the ledger uses from it that exist, in ledger order."""
-    used: dict[str, list[Claim]] = {}
-    for entry in story.meta.ledger:
-        found = manifests.get(entry.manifest)
-        if found is not None and entry.manifest not in used:
-            by_id = {claim.id: claim for claim in found.manifest.claims}
-            used[entry.manifest] = [by_id[claim_id] for claim_id in entry.claims if claim_id in by_id]
-    return used
-
-
-def evidence(story: Story, body: Body, manifests: dict[str, ManifestFile]) -> list[Evidence]:
-    """Per block of the body (sections in order, then blocks), the claims that back it (align)."""
-    used = used_claims(story, manifests)
-    words = unit_terms(story.body, body, story.body_line) if body.cites else []
-    index = {id(unit): i for i, unit in enumerate(body.units)}
-    return [align([(unit, words[index[id(unit)]]) for unit in block.units], used) if block.cited_ids else ()
-            for section in body.sections for block in section.blocks]
-
-
-def align(units: list[tuple[Unit, frozenset[int]]], used: dict[str, list[Claim]]) -> Evidence:
-    """The claims that back a block's units (each with its terms), by manifest: those sharing the most words
-    (and figures) first, and the manifest whose best claim matches best first; a cited manifest none of whose
-    claims matches lists all the claims the ledger uses from it."""
-    scores: dict[str, dict[str, int]] = {}
-    for unit, words in units:
-        numbers = _figure_keys(unit.text)
-        for manifest_id in unit.cited_ids:
-            best = scores.setdefault(manifest_id, {})
-            for claim in used.get(manifest_id, ()):
-                score = len(words & text_terms(claim.text)) + 2 * len(numbers & _figure_keys(claim.text))
-                if score > best.get(claim.id, 0):
-                    best[claim.id] = score
-    found = []
-    for order, (manifest_id, best) in enumerate(scores.items()):
-        claims = used.get(manifest_id, [])
-        rank = {claim.id: index for index, claim in enumerate(claims)}
-        top = max(best.values(), default=0)
-        floor = max(MIN_BACKING, top / 3) if top >= MIN_BACKING else top  # a word or two in common is chance
-        matched = sorted((c for c, score in best.items() if score >= floor), key=lambda c: (-best[c], rank[c]))
-        found.append((-top, order, manifest_id, tuple(matched) or tuple(claim.id for claim in claims)))
-    return tuple((manifest_id, claims) for _, _, manifest_id, claims in sorted(found))
-
-
-@functools.lru_cache(maxsize=1 << 14)
-def _figure_keys(text: str) -> frozenset[tuple]:
-    return frozenset((figure.unit, figure.magnitude) if figure.date is None else figure.date for figure in figures(text))

@@ -10,8 +10,7 @@ from urllib.parse import urlsplit
 from pydantic import ConfigDict, Field
 
 from ..checks import RULES
-from ..checks.support import Evidence as Evidence_
-from ..checks.support import evidence
+from ..checks.evidence import Backing, block_backing
 from ..checks.waivers import reasons
 from ..content.authors import Author
 from ..content.body import Body, render_block
@@ -153,19 +152,14 @@ def edition_of(story: Story, config: SiteConfig) -> str:
     return story.published_utc.strftime("%Y-%m-%dT%H")
 
 
-def story_sections(story: Story, body: Body, manifests: dict[str, ManifestFile],
-                   images: Mapping[str, ImageFile] | None = None, config: SiteConfig | None = None) -> list[SectionView]:
-    """The body as rendered sections: cite markers numbered by ledger order, titled by their manifest."""
-    return sections_of(section_rows(story, body, manifests, images, config))
-
-
-SectionRow = tuple[str | None, str | None, list[tuple[str, str, str, list[str], Evidence_]]]
+SectionRow = tuple[str | None, str | None, list[tuple[str, str, str, list[str], Backing]]]
 
 
 def section_rows(story: Story, body: Body, manifests: dict[str, ManifestFile],
                  images: Mapping[str, ImageFile] | None = None, config: SiteConfig | None = None) -> list[SectionRow]:
-    """story_sections as plain tuples, (title, anchor, [(kind, markdown, html, cites, evidence)]): what a build
-    keeps between reading a story and rendering its page (quicker to make, pickle and load than the models).
+    """The body as rendered sections, as plain tuples (title, anchor, [(kind, markdown, html, cites, evidence)]):
+    cite markers numbered by ledger order, titled by their manifest. What a build keeps between reading a story
+    and rendering its page (quicker to make, pickle and load than the models: sections_of makes those).
     Images of content/images/ (`images`, by src) are shown at the widths the build writes them in."""
     env: dict[str, Any] = {"sources": {}}
     for number, entry in enumerate(story.meta.ledger, start=1):
@@ -178,7 +172,7 @@ def section_rows(story: Story, body: Body, manifests: dict[str, ManifestFile],
         moved = {src: config.url(renditions(image, config.widths)[-1].path) for src, image in shown.items()}
     else:
         moved = {}
-    backing = iter(evidence(story, body, manifests))
+    backing = iter(block_backing(story, body, manifests))
     return [(section.title, section.anchor,
              [(block.kind, _moved(block.markdown, moved), render_block(block, env), block.cited_ids, next(backing))
               for block in section.blocks])
