@@ -7,7 +7,7 @@ from decimal import Decimal
 
 import pytest
 
-from generator.checks.figures import _NUMBER, figures, numbers
+from generator.checks.figures import _NUMBER, figures, parsed
 
 # (text, the figure as written, its value with scale and sign, its unit)
 FORMS = [
@@ -119,7 +119,7 @@ def test_not_a_figure(text: str):
 
 @pytest.mark.parametrize("text, found", NOT_DATES)
 def test_not_a_date(text: str, found: list[str]):
-    assert [(n.text, n.date) for n in numbers(text)] == [(written, None) for written in found]
+    assert [(n.text, n.date) for n in parsed(text)] == [(written, None) for written in found]
 
 
 def test_value_equal_forms_are_equal():
@@ -140,8 +140,8 @@ def test_numbers_compare_by_value():
 
 
 def test_numbers_include_the_small_ones_a_claim_states():
-    assert [n.text for n in numbers("The vote was 9 to 2 in 2026.")] == ["9", "2", "2026"]
-    assert [n.qualifies for n in numbers("9 to 2 in 2026")] == [False, False, True]
+    assert [n.text for n in parsed("The vote was 9 to 2 in 2026.")] == ["9", "2", "2026"]
+    assert [n.qualifies for n in parsed("9 to 2 in 2026")] == [False, False, True]
 
 
 def test_a_date_takes_its_year_which_is_then_no_figure_of_its_own():
@@ -162,11 +162,11 @@ def test_numbers_are_found_where_the_whole_pattern_would_find_them():
     for _ in range(5000):
         text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 30)))
         starts = [m.start("core") - (1 if m["sign"] else 0) for m in _NUMBER.finditer(text)]
-        found = numbers(text)
+        found = parsed(text)
         assert len(found) == len(starts)
         assert all(f.offset <= start for f, start in zip(found, starts))
 
 
 def test_parsing_is_bounded_on_long_and_hostile_text():
     text = ("1," * 20000) + "9 " + "$" * 20000 + "October " * 5000
-    assert len(numbers(text)) < 20000
+    assert len(parsed(text)) < 20000

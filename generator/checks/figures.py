@@ -71,11 +71,6 @@ class Figure:
         return abs(self.core if self.value is None else self.value)
 
 
-def numbers(text: str) -> list[Figure]:
-    """Every number and date not part of a word, figure or not (a claim's '9 to 2' still states 9)."""
-    return list(parsed(text))
-
-
 def figures(text: str) -> list[Figure]:
     """The figures in text: dates, and numbers with three or more digits, a decimal point or thousands
     separator, a currency, percent or multiplier, or a scale (thousand, million, k, bn…)."""
@@ -84,8 +79,9 @@ def figures(text: str) -> list[Figure]:
 
 @functools.lru_cache(maxsize=1 << 14)
 def parsed(text: str) -> tuple[Figure, ...]:
-    """Numbers and dates in order (claims are cited by many stories: each is read once); a number that
-    starts a range takes the scale and unit of the number that ends it."""
+    """Every number and date not part of a word, in order, figure or not (a claim's '9 to 2' still states 9;
+    claims are cited by many stories: each is read once); a number that starts a range takes the scale and
+    unit of the number that ends it."""
     found: list[Figure] = []
     for figure in _scan(text):
         if found and figure.date is None and found[-1].date is None:

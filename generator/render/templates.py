@@ -37,7 +37,6 @@ from .formats import (
     md_fence,
     md_text,
     month_day_time,
-    sh_word,
     to_json,
     uri,
     xml_escape,
@@ -129,7 +128,7 @@ def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any, xml: 
                       auto_reload=False, **_OPTIONS)  # (the templates are read once, when the build starts)
     dates = ReaderDates(config.timezone, config.date_format, config.day_format)
     env.filters.update(current=current, yaml=yaml_scalar, yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell,
-                       md_code=md_code, md_fence=md_fence, uri=uri, sh=sh_word,
+                       md_code=md_code, md_fence=md_fence, uri=uri,
                        month_day_time=month_day_time, human_time=dates.time, human_day=dates.day,
                        edition_time=edition_time, unbroken=unbroken, tojson_pretty=to_json, json_ld=json_ld,
                        absolute_urls=absolute_urls, as_text=str,
@@ -165,7 +164,6 @@ class Renderer:
     STORY_VARIANTS = ("html", "json", "md")
 
     def __init__(self, root: Path, config: SiteConfig, nav: Any) -> None:
-        self.root = root
         self.templates = TemplateSet(root)
         self.env = make_environment(self.templates, config, nav)
         self._envs = (self.env, make_environment(self.templates, config, nav, xml=True))
