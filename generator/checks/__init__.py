@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -12,7 +11,7 @@ from ..analysis.repeats import Repeat
 from ..content.authors import Author
 from ..content.body import Body
 from ..content.config import SiteConfig, toml_line
-from ..content.findings import Finding
+from ..content.findings import Finding, close_match, did_you_mean
 from ..content.images import ImageFile
 from ..content.models import ManifestFile, Page, Story, StoryBrief, StoryFile
 
@@ -127,13 +126,8 @@ def unknown_codes(site: SiteIndex) -> list[Finding]:
     """An unknown code in [checks] is a finding: a typo there must not leave a rule as it was."""
     shown = site.config_path
     return [Finding(shown, toml_line(site.root / shown, ("checks", code)), 1, "LP002",
-                    f"unknown rule code '{code}' in [checks]{_close(code)}: expected a code from `ledgerpress rules`, "
+                    f"unknown rule code '{code}' in [checks]{did_you_mean(close_match(code, RULES))}: expected a code from `ledgerpress rules`, "
                     "e.g. LP031 = \"warning\"") for code in site.config.checks if code not in RULES]
-
-
-def _close(code: str) -> str:
-    close = difflib.get_close_matches(code, list(RULES), n=1, cutoff=0.6)
-    return f" (did you mean '{close[0]}'?)" if close else ""
 
 
 def _run(current: Rule, site: SiteIndex, pages_only: bool = False) -> Iterator[Finding]:

@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 
-from ..content.findings import Finding
+from ..content.findings import Finding, close_match, did_you_mean
 from . import SiteIndex, rule
 
 
@@ -15,7 +14,6 @@ def authors_on_file(site: SiteIndex) -> Iterator[Finding]:
         for i, slug in enumerate(story.authors):
             # a file that is there but does not load has findings of its own: one mistake, one finding
             if slug not in site.authors and not (site.root / "content" / "authors" / f"{slug}.md").is_file():
-                close = difflib.get_close_matches(slug, list(site.authors), n=1)
-                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                hint = did_you_mean(close_match(slug, site.authors))
                 yield story.source.finding(("authors", i), "LP012", f"author '{slug}' has no file{hint}: expected "
                                            f"content/authors/{slug}.md with at least a name, e.g. name: \"Ana Lima\"")

@@ -9,7 +9,7 @@ import dataclasses
 import os
 import re
 
-from ..content.findings import Finding
+from ..content.findings import Finding, did_you_mean
 from . import SiteIndex
 from .resolve import nearest
 
@@ -31,7 +31,7 @@ def refine(findings: list[Finding], site: SiteIndex, loaded: list[Finding]) -> l
             if finding.subject in broken or finding.subject in misnamed:
                 continue  # its file's own finding (LP100, LP001, LP101) is the one mistake
             if "did you mean" not in finding.message and (twin := nearest(finding.subject, site.manifests)):
-                finding = _told(finding, f" (did you mean '{twin}'?)")
+                finding = _told(finding, did_you_mean(twin))
         elif finding.code == "LP024" and finding.subject in owners:  # not a typo after all: drop the guess
             finding = dataclasses.replace(finding, message=_GUESS.sub("", finding.message))
             finding = _told(finding, f"; it is a claim of manifest '{owners[finding.subject]}', which the ledger "

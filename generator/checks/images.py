@@ -3,10 +3,9 @@ cannot see them, and (the lead image) credited."""
 
 from __future__ import annotations
 
-import difflib
 from collections.abc import Iterator
 
-from ..content.findings import Finding
+from ..content.findings import Finding, close_match, did_you_mean
 from ..content.images import safe_src
 from ..content.models import ImageUse, StoryBrief
 from . import SiteIndex, rule
@@ -36,8 +35,7 @@ def image_files(site: SiteIndex) -> Iterator[Finding]:
         elif image.src in site.unusable:
             why = f"{where} content/images/{image.src} {site.unusable[image.src]}: expected a PNG, JPEG, WebP or AVIF file"
         else:
-            close = difflib.get_close_matches(image.src, list(site.images), n=1)
-            hint = f" (did you mean '{close[0]}'?)" if close else ""
+            hint = did_you_mean(close_match(image.src, site.images))
             why = f"{where} content/images/{image.src} does not exist{hint}: expected the file there, " \
                   "its path written relative to content/images/"
         yield Finding(story.path, *_place(story, image, "src"), "LP070", why)

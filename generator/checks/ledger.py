@@ -5,10 +5,10 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 
-from ..content.findings import Finding
+from ..content.findings import Finding, did_you_mean
 from ..content.models import Story
 from . import SiteIndex, rule
-from .resolve import did_you_mean, resolution
+from .resolve import nearest, resolution
 from .support import misattributed
 
 
@@ -31,7 +31,7 @@ def cite_in_ledger(story: Story, site: SiteIndex) -> Iterator[Finding]:
         if not manifest_id or manifest_id in found.entries or manifest_id in typos:
             continue  # an empty id is LP004's; a ledger typo is reported once, at the ledger (LP022)
         if twin := found.cite_hint.get(manifest_id):
-            why = f"which is not in the ledger: expected an id the ledger lists (did you mean '{twin}'?)"
+            why = f"which is not in the ledger: expected an id the ledger lists{did_you_mean(twin)}"
         elif manifest_id in site.manifests:
             why = f"which is not in the ledger: add it, e.g. ledger: [{{manifest: \"{manifest_id}\", claims: [\"<claim id>\"]}}]"
         else:
@@ -113,7 +113,7 @@ def claims_belong(story: Story, site: SiteIndex) -> Iterator[Finding]:
                                            f"'{owners[claim_id]}': expected it under that manifest's ledger entry")
             else:  # a mistyped one is suggested here; checks.follow names its manifest if another has it
                 yield story.source.finding(("ledger", i, "claims", j), "LP024",
-                                           f"{said}{did_you_mean(claim_id, known)}: {expected}", subject=claim_id)
+                                           f"{said}{did_you_mean(nearest(claim_id, known))}: {expected}", subject=claim_id)
 
 
 @rule("LP025", "story", "a ledger entry lists no claims, or a manifest appears twice",

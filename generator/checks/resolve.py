@@ -92,6 +92,3 @@ def nearest(wrong: str, known: Iterable[str]) -> str | None:
     return scored[0][1]
 
 
-def did_you_mean(wrong: str, known: Iterable[str]) -> str:
-    twin = nearest(wrong, known)
-    return f" (did you mean '{twin}'?)" if twin else ""

@@ -3,9 +3,8 @@ loadable at all (LP001-LP005) cannot be waived."""
 
 from __future__ import annotations
 
-import difflib
 
-from ..content.findings import Finding
+from ..content.findings import Finding, close_match, did_you_mean
 from ..content.models import UNWAIVABLE
 from . import RULES, SiteIndex
 
@@ -24,8 +23,7 @@ def unknown(site: SiteIndex) -> list[Finding]:
     for story in site.stories:
         for code in story.waive:
             if code not in RULES:
-                close = difflib.get_close_matches(code, [c for c in RULES if c not in UNWAIVABLE], n=1, cutoff=0.6)
-                hint = f" (did you mean '{close[0]}'?)" if close else ""
+                hint = did_you_mean(close_match(code, [c for c in RULES if c not in UNWAIVABLE]))
                 found.append(story.source.finding(("waive", code), "LP002", f"waive: no rule has the code '{code}'"
                                                   f"{hint}: expected a rule code from `ledgerpress rules`, e.g. "
                                                   "waive: {LP023: \"archival source, cited for background\"}"))

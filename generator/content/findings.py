@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import difflib
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -29,6 +31,17 @@ class Finding:
     def as_dict(self) -> dict[str, object]:
         return {"path": printable(self.path), "line": self.line, "col": self.col, "code": self.code,
                 "severity": self.severity, "message": printable(self.message)}
+
+
+def close_match(wrong: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:
+    """The known name a mistyped one most likely meant, if any is close enough."""
+    close = difflib.get_close_matches(wrong, list(known), n=1, cutoff=cutoff)
+    return close[0] if close else None
+
+
+def did_you_mean(guess: str | None) -> str:
+    """What a message adds for a likely typo: " (did you mean 'guess'?)", or nothing without a guess."""
+    return f" (did you mean '{guess}'?)" if guess else ""
 
 
 _CONTROL = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")

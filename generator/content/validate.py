@@ -4,12 +4,11 @@ saying what was wrong and what is expected, with an example (not pydantic's own 
 from __future__ import annotations
 
 import datetime as dt
-import difflib
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from .findings import Finding, Loc, SourceMap
+from .findings import Finding, Loc, SourceMap, close_match, did_you_mean
 
 # An example value for each field, by its name (the last name in its path), as a user would write it.
 EXAMPLES = {
@@ -201,5 +200,4 @@ def _model_of(annotation: Any) -> Any:
 
 def _suggest(model: type[BaseModel], loc: Loc) -> str:
     """A hint for typos: 'titel' -> 'title', 'key_facts.0.cite' -> 'cites'."""
-    close = difflib.get_close_matches(str(loc[-1]), _fields(model, loc), n=1)
-    return f" (did you mean '{close[0]}'?)" if close else ""
+    return did_you_mean(close_match(str(loc[-1]), _fields(model, loc)))

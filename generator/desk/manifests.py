@@ -9,6 +9,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from ..checks.resolve import nearest
+from ..content.findings import did_you_mean
 from ..content.config import SiteConfig
 from ..content.models import Manifest, ManifestFile, StoryBrief
 from .errors import DeskError
@@ -65,8 +66,7 @@ def get_manifest(checks: SiteChecks, manifest_id: str) -> ManifestDetail:
     found = site.manifests.get(manifest_id)
     if found is None:
         twin = nearest(manifest_id, site.manifests)
-        hint = f" (did you mean '{twin}'?)" if twin else ""
-        raise DeskError("unknown_manifest", f"no manifest has the id '{manifest_id[:80]}'{hint}: list_manifests finds "
+        raise DeskError("unknown_manifest", f"no manifest has the id '{manifest_id[:80]}'{did_you_mean(twin)}: list_manifests finds "
                         "them", did_you_mean=twin)
     manifest = found.manifest
     citing = [_citing(story, manifest.id) for story in site.briefs

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-import difflib
 import json
 import re
 from pathlib import Path
 
 from ..checks import RULES
 from ..checks.rulebook import Example, explained, rulebook
+from ..content.findings import close_match, did_you_mean
 from ..content.layout import PACKAGE
 from .errors import DeskError
 from .paths import SHAPE
@@ -21,10 +21,9 @@ def explain_rule(desk: Desk, code: str) -> RuleOut:
     """A rule: what it checks, why, an example that fails and one that passes."""
     wanted = code.strip().upper()
     if wanted not in RULES or wanted not in rulebook().entries:
-        close = difflib.get_close_matches(wanted, list(RULES), n=1, cutoff=0.6)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
-        raise DeskError("unknown_rule", f"no rule has the code '{code[:20]}'{hint}: expected one of "
-                        f"{', '.join(sorted(RULES))}", did_you_mean=close[0] if close else None, known=sorted(RULES))
+        close = close_match(wanted, RULES)
+        raise DeskError("unknown_rule", f"no rule has the code '{code[:20]}'{did_you_mean(close)}: expected one of "
+                        f"{', '.join(sorted(RULES))}", did_you_mean=close, known=sorted(RULES))
     rule, entry = RULES[wanted], rulebook().entries[wanted]
     return RuleOut(code=wanted, summary=rule.summary, scope=rule.scope, severity=_severities(desk).get(wanted, "error"),
                    explanation=entry.explain, fails=_example(entry.fails), passes=_example(entry.passes),
