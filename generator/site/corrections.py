@@ -7,12 +7,12 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ..render.teaser import Teaser
+from .feeds import FEED_SIZE
 from .lists import Pager, paginate
+from .moments import EPOCH, modified
 from .outputs import SITE_TOML, Output, Site, producer
-from .sitemaps import EPOCH, modified
 
 PATH = "/corrections/"
-FEED_SIZE = 50
 
 
 @dataclass(frozen=True)

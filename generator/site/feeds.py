@@ -16,8 +16,8 @@ from ..content.config import SiteConfig
 from ..render.teaser import Teaser, as_fields
 from .kinds import LIST_KINDS, Declared
 from .lists import by_term, newest_first
+from .moments import EPOCH, modified
 from .outputs import SITE_TOML, Output, Site, producer
-from .sitemaps import EPOCH, modified
 
 FEED_SIZE = 50
 JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1"

@@ -3,37 +3,17 @@
 from __future__ import annotations
 
 import datetime as dt
-import functools
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..render.teaser import Teaser
 from .kinds import LIST_KINDS, terms_of
 from .lists import newest_first
+from .moments import EPOCH, moment, modified
 from .outputs import SITE_TOML, Output, Site, producer
 
 NEWS_WINDOW = dt.timedelta(hours=48)
 NEWS_LIMIT = 1000
-EPOCH = "1970-01-01T00:00:00Z"
 NOT_IN_SITEMAP = ("404.html", "search/index.html")
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _moment(value: str) -> dt.datetime:
-    """An ISO date or date-time from a view as an aware datetime (a bare date is its midnight, UTC)."""
-    if len(value) == 10:
-        return dt.datetime.fromisoformat(value).replace(tzinfo=dt.timezone.utc)
-    return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
-
-
-def modified(story: Teaser) -> str:
-    """When a story last changed, as a UTC date-time: its `updated`, never before it was published."""
-    return _modified(story.updated, story.published)
-
-
-@functools.lru_cache(maxsize=1 << 16)
-def _modified(updated: str, published: str) -> str:
-    moment = max(_moment(updated), _moment(published))
-    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @producer(last=True)
@@ -80,5 +60,5 @@ def news_stories(stories: Sequence[Teaser]) -> list[Teaser]:
     ordered = newest_first(stories)
     if not ordered:
         return []
-    start = _moment(ordered[0].published) - NEWS_WINDOW
-    return [story for story in ordered if _moment(story.published) >= start][:NEWS_LIMIT]
+    start = moment(ordered[0].published) - NEWS_WINDOW
+    return [story for story in ordered if moment(story.published) >= start][:NEWS_LIMIT]
