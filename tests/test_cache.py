@@ -294,7 +294,7 @@ def _edit(root: Path, rng: random.Random, step: int, kind: str | None = None) ->
     elif kind == "entry-template":  # every feed entry's content: the feeds import it
         templates = root / "templates"
         templates.mkdir(exist_ok=True)
-        (templates / "_entry.html").write_text(f"{{% macro entry_content(story, full) %}}<p>{{{{ full.title }}}}, take "
+        (templates / "_entry.html").write_text(f"{{% macro entry_content(full) %}}<p>{{{{ full.title }}}}, take "
                                                f"{_tag(step)}</p>{{% endmacro %}}\n")
     elif kind == "config":
         toml = root / "content/site.toml"

@@ -70,7 +70,7 @@ def shard_size(stories: int) -> int:
 
 def plan_shards(stories: Iterable[Searchable], pages: Iterable[Searchable]) -> list[Shard]:
     """The stories in order of publication, cut into shards of size/2 to 3*size/2, newest first (Pagefind's memory
-    grows with a shard's pages: two shards indexed at once must fit beside the build); the plain pages in one more."""
+    grows with a shard's pages: as many shards as the build has jobs are indexed at once, beside it); the plain pages in one more."""
     ordered = sorted(stories, key=lambda story: (story.published, story.key))
     size = shard_size(len(ordered))
     runs: list[list[Searchable]] = []
