@@ -35,7 +35,7 @@ def declared_terms(config: SiteConfig, authors: Mapping[str, Author] | None = No
 @dataclass(frozen=True)
 class ListKind:
     name: str                   # what its pages are called (their CSS class reads listing-<name>)
-    label: str                  # the kicker above a page's title
+    label: str                  # the kicker above a page's title ("Newsroom")
     prefix: str                 # a term's pages are at prefix + slug + "/" (then "page/2/", ...)
     field: str                  # the field of a story's view that holds its term ("newsroom.slug")
     declared: str | None        # where the terms are declared (slug = name), in order: a site.toml table, or
@@ -44,7 +44,8 @@ class ListKind:
     description: str            # {name}, {site}, {count} and {stories} ("story" or "stories")
     paginated: bool             # page_size stories a page, else all on one page
     feed: str | None            # each term's Atom and JSON feeds have this description ({name}, {site}); None: none
-    kicker: str                 # the term a teaser names above its title on these pages
+    teaser_kicker: str          # the term a teaser names above its title on these pages: a field of the view
+                                # holding a term ("newsroom", "beat"), whose pages are at /<field>s/<slug>/
     term_name: Callable[[str, SiteConfig], str] | None = None  # an undeclared term's name, from its value
     template: str = "list.html"  # what renders its pages (given `listing`)
 
