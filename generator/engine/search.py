@@ -27,7 +27,7 @@ from ..site.search import (
     Searchable,
     Shard,
     plan_shards,
-    published,
+    published_files,
     shard_list,
     unavailable,
 )
@@ -71,7 +71,7 @@ def make_search(plan: list[Shard], last: SearchRecord | None, store: OutputStore
     try:  # each bundle into the store as it comes: the process holds a few at a time, not the whole index
         for shard, bundle in index_shards(todo, read, jobs, nice, store.scratch()):
             files = {}
-            for path, data in published(shard, bundle, shard.name == primary).items():
+            for path, data in published_files(shard, bundle, shard.name == primary).items():
                 receipt = store.put(path, data)
                 store.receive(receipt)
                 files[path] = receipt.digest

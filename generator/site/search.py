@@ -114,7 +114,7 @@ def indexed_part(page: bytes) -> bytes:
     return page
 
 
-def published(shard: Shard, files: dict[str, bytes], primary: bool) -> dict[str, bytes]:
+def published_files(shard: Shard, files: dict[str, bytes], primary: bool) -> dict[str, bytes]:
     """A shard's bundle as the site publishes it, by output path."""
     return {shard.folder + name: data for name, data in sorted(files.items())
             if not name.startswith(UNUSED) and (primary or not name.startswith(SCRIPTS))}
