@@ -69,3 +69,13 @@ def test_the_preview_address_is_a_valid_base_url(site: Path):
     base = SiteConfig.model_validate({"title": "T", "base_url": "http://[::1]:8000", "newsrooms": {"a": "A"},
                                       "beats": {"b": "B"}, "trust": {"c": "C"}})
     assert base.root_url == "http://[::1]:8000"
+
+
+
+def test_a_bad_whole_table_is_found_at_its_header_a_top_level_key_before_any_table(site: Path):
+    toml = SITE_TOML.replace('city = "City"\nscience = "Science"\n', "")  # [newsrooms] with no newsroom in it
+    [found] = _findings(site, toml)
+    assert found.startswith(f"content/site.toml:{toml.splitlines().index('[newsrooms]') + 1}:1: LP002 newsrooms"), found
+    toml = SITE_TOML.replace("page_size = 2", "page_size = 0")
+    [found] = _findings(site, toml)
+    assert found.startswith(f"content/site.toml:{toml.splitlines().index('page_size = 0') + 1}:1: LP002"), found

@@ -233,13 +233,14 @@ def toml_line(path: Path, loc: tuple) -> int:
     lines = data.decode("utf-8", "replace").splitlines()
     keys = [part for part in loc if isinstance(part, str)]
     table, key = (keys[0], keys[-1]) if len(keys) > 1 else (None, keys[0] if keys else "")
-    in_table = table is None
+    in_table = table is None  # a top-level key is set before the first table
     for number, text in enumerate(lines, start=1):
         stripped = text.strip()
         if stripped.startswith("["):
-            in_table = table is None or stripped.strip("[] ") == table
-            if table is not None and in_table and len(keys) == 1:
-                return number
+            name = stripped.strip("[] ")
+            if table is None and name == key:
+                return number  # the key is a whole table: its header
+            in_table = name == table
             continue
         if in_table and stripped.split("=", 1)[0].strip().strip('"') == key:
             return number
