@@ -581,15 +581,21 @@ def test_the_reading_progress_counts_the_stories_read_not_those_the_memo_holds(s
     assert [at for at in shown if at[0] == "read"] == [("read", 1, 1)]
 
 
-def test_a_manifest_edited_after_the_scan_is_read_when_next_scanned(site: Path):
+def test_a_manifest_edited_after_the_scan_fails_that_build_and_is_read_by_the_next(site: Path):
+    """The build knows the manifest by the digest its scan found: its stories were checked against those bytes,
+    so a page is never made from others (it says to build again), and the next scan reads the edit."""
+    from generator.engine.build import Options, build_site
     from generator.engine.state import content_digests, scan
+    from generator.output.store import MemoryStore
 
     first, _ = _built(site)
     digests = content_digests(site, scan(site, None)[1])
     manifest = site / "content/manifests/1000000000000000002.json"
     manifest.write_text(manifest.read_text().replace("Transit ridership report", "Transit ridership review"))
-    during, _ = _built(site, first.memo, digests)
-    after, files = _built(site, during.memo, content_digests(site, scan(site, None)[1]))
+    during = build_site(site, MemoryStore(), Options(search=False), first.memo, digests, memo_key=("k", "o"))
+    assert [(f.path, f.code) for f in during.findings] == [("content/manifests/1000000000000000002.json", "LP001")]
+    assert "changed while the site was being built" in during.findings[0].message
+    after, files = _built(site, first.memo, content_digests(site, scan(site, None)[1]))
     assert files == _built(site)[1]
     assert b"Transit ridership review" in b"".join(files.values())
 

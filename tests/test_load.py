@@ -8,6 +8,7 @@ import pytest
 import yaml
 
 from generator.content.load import load_content, load_manifest, load_story
+from generator.content.manifests import KnownManifest, ManifestChanged
 from generator.content.source import parse_yaml, split_front_matter
 from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
 
@@ -79,6 +80,21 @@ def test_manifest_fast_path_and_positions(tmp_path):
     assert [str(f) for f in findings] == [
         "m.json:9:6: LP004 claims.1.id: id 2000000000000000012 is not a quoted string: expected 1-64 letters, digits, "
         "'_' or '-' in quotes (YAML reads unquoted digits as a number, 0123 as 83), e.g. \"1792456955874654825\""]
+
+
+def test_a_manifest_known_by_its_digest_is_not_read_as_another_version_of_it(tmp_path):
+    """A build that knows a manifest from the memo reads its claims only when a stage needs them: a file edited
+    in between (its id the same, a claim not) is refused, not rendered as the version the stories were checked
+    against."""
+    path = tmp_path / "1000000000000000001.json"
+    path.write_text(MANIFEST_A)
+    found, _ = load_manifest(path, "m.json")
+    known = KnownManifest("m.json", str(path), found.id, found.digest)
+    path.write_text(MANIFEST_A.replace("9 to 2", "8 to 3"))
+    with pytest.raises(ManifestChanged):
+        known.loaded
+    path.write_text(MANIFEST_A)
+    assert KnownManifest("m.json", str(path), found.id, found.digest).manifest == found.manifest
 
 
 def test_content_collects_pages_and_drafts(tmp_path):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import json
 import os
@@ -40,7 +41,7 @@ class KnownManifest:
     @functools.cached_property
     def loaded(self) -> ManifestFile:
         found, _ = load_manifest(self.file, self.path)
-        if found is None or found.manifest.id != self.id:
+        if found is None or found.digest != self.digest:
             raise ManifestChanged(self.path)
         return found
 
@@ -68,7 +69,9 @@ def load_manifest(path: str | Path, shown: str, data: bytes | None = None) -> tu
         return None, [_as(f, "LP100") for f in findings]
     stem, code = os.path.splitext(os.path.basename(path))[0], file_digest(data)
     try:
-        parsed = json.loads(text, parse_int=_integer)
+        parsed = json.loads(text, parse_int=_integer, object_pairs_hook=_unique_keys)
+    except _RepeatedKey as err:
+        return None, _repeated_keys(text, shown, err.args[0])
     except json.JSONDecodeError as err:
         return None, [Finding(shown, err.lineno, err.colno, "LP100", f"not valid JSON ({err.msg.lower()}): expected "
                               f"an object such as {_SHAPE}; look for a missing comma, quote or bracket here or just before")]
@@ -86,6 +89,29 @@ def load_manifest(path: str | Path, shown: str, data: bytes | None = None) -> tu
     if manifest is not None and _plain(manifest, stem):
         return ManifestFile(shown, stem, manifest, SourceMap(shown), code, plain=True), []
     return _slow_manifest(text, parsed, stem, shown, code)
+
+
+class _RepeatedKey(ValueError):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are all different (JSON readers differ on which of two values they keep: a record
+    read one way by the build and another by the reader's tools is no record)."""
+    found = dict(pairs)
+    if len(found) < len(pairs):
+        keys = [key for key, _ in pairs]
+        raise _RepeatedKey(next(key for key in keys if keys.count(key) > 1))
+    return found
+
+
+def _repeated_keys(text: str, shown: str, key: str) -> list[Finding]:
+    """Where each key is given twice (the YAML reader, which JSON is a part of, knows the places)."""
+    _, _, findings = parse_yaml(text, shown, 0)
+    found = [_as(f, "LP100") for f in findings if f.message.endswith("is given twice")]
+    found = found or [Finding(shown, 1, 1, "LP100", f"key '{key}' is given twice")]
+    return [dataclasses.replace(f, message=f"{f.message}: expected each field once (which of the two a reader "
+                                           "keeps is not defined)") for f in found]
 
 
 def _integer(text: str) -> int:
