@@ -14,7 +14,6 @@ import tempfile
 import time
 from pathlib import Path
 
-from generator.content.source import listed
 from generator.desk.recheck import SiteChecks
 from generator.engine.check import check_site
 
@@ -30,9 +29,8 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = Path(folder)
         write_corpus(root, args.stories)
-        day = listed(root / "content" / "stories", dirs=True)[-1]
-        name = listed(root / "content" / "stories" / day, ".md")[0]
-        shown = f"content/stories/{day}/{name}"
+        newest_day = sorted((root / "content" / "stories").iterdir())[-1]
+        shown = sorted(newest_day.glob("*.md"))[0].relative_to(root).as_posix()
         text = (root / shown).read_bytes()
         checks = SiteChecks(root)
         for edit in range(args.edits + 1):

@@ -137,7 +137,6 @@ class Section:
 class Body:
     sections: list[Section]
     cites: list[Cite]
-    links: list[tuple[str, int, int]]
     images: list[tuple[str, str, int, int]] = field(default_factory=list)  # (src, alt text, line, column)
 
     @property
@@ -155,7 +154,7 @@ def parse_body(text: str, line_offset: int = 0) -> Body:
     lines = text.split("\n")
     tokens = MD.parse(text, {})
     sections = [Section(None, None, line_offset + 1)]
-    body = Body(sections, [], [])
+    body = Body(sections, [])
     anchors: set[str] = set()
     for block in _blocks(tokens, lines, line_offset, body):
         first = block.tokens[0]
@@ -250,8 +249,6 @@ def _inline(token: Token, unit: Unit | None, lines: list[str], offset: int, body
             words.append(child.content)
         elif child.type in ("softbreak", "hardbreak"):
             words.append(" ")
-        elif child.type == "link_open":
-            body.links.append((str(child.attrs.get("href", "")), offset + row0 + 1, 1))
         elif child.type == "image":
             seen = token.content.find("![", seen) + 1 or seen
             line, col = place_in_file(token.content, max(seen - 1, 0), row0, lines, offset)
@@ -300,6 +297,3 @@ def render_markdown(text: str) -> str:
     """Plain Markdown (pages, titles) through the same instance."""
     return MD.render(text, {})
 
-
-def render_inline(text: str) -> str:
-    return MD.renderInline(text, {})

@@ -77,10 +77,6 @@ class SourceMap:
             loc = loc[:-1]
         return self.marks.get(loc, (1, 1))
 
-    def shallow(self, depth: int = 2) -> SourceMap:
-        """Only the places of top-level fields and their items: what site-wide rules point at."""
-        return SourceMap(self.path, {loc: at for loc, at in self.marks.items() if len(loc) <= depth})
-
     def finding(self, loc: Loc, code: str, message: str, subject: str = "") -> Finding:
         line, col = self.at(loc)
         return Finding(self.path, line, col, code, message, subject=subject)

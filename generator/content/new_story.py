@@ -118,10 +118,6 @@ def story_slug(given: str | None, title: str) -> str:
 
 
 def check_authors(root: Path, authors: tuple[str, ...]) -> None:
-    from .models import FrontMatter
-
-    if authors and "authors" not in FrontMatter.model_fields:
-        raise StoryRefused("author", "this version of ledgerpress has no `authors` field yet")
     for author in authors:
         if not SLUG.match(author) or not os.path.isfile(root / "content" / "authors" / f"{author}.md"):
             raise StoryRefused("author", f"no author '{author}': add content/authors/{author}.md first")

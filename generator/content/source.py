@@ -92,16 +92,6 @@ def split_front_matter(text: str) -> tuple[str, int, str, int] | None:
     return front, text[: first.end()].count("\n"), body, text[: second.end()].count("\n")
 
 
-def listed(folder: str | Path, suffix: str = "", dirs: bool = False) -> list[str]:
-    """The sorted names of the files (or folders) in folder ending in suffix, hidden ones left out."""
-    try:
-        with os.scandir(folder) as entries:
-            return sorted(entry.name for entry in entries if not entry.name.startswith(".")
-                          and entry.name.endswith(suffix) and (entry.is_dir() if dirs else entry.is_file()))
-    except OSError:
-        return []
-
-
 def readable(folder: str, shown: str, suffix: str, inside: str, code: str, dirs: bool = False,
              refused: list[Finding] | None = None) -> list[str]:
     """The sorted names of the entries of folder ending in suffix (hidden ones left out) that may be read:
