@@ -73,7 +73,8 @@ class RelatedIndex:
         """The index as plain data (shared with it, not copied): what restore() cannot make again from it
         quicker than it would load (the stories' features, which a later build has already, are left out;
         the holders and word matrices load in a third of the time they take to make)."""
-        return {name: getattr(self, name) for name in self.KEPT}
+        return {**{name: getattr(self, name) for name in self.KEPT}, "near": self.near.snapshot(),
+                "term_sets": self.term_sets.snapshot(), "cited_sets": self.cited_sets.snapshot()}
 
     @classmethod
     def restore(cls, data: dict, known: Mapping[str, Features]) -> RelatedIndex | None:
@@ -83,6 +84,8 @@ class RelatedIndex:
             return None
         index = cls.__new__(cls)
         vars(index).update(data, found=[known[path] for path in data["paths"]])
+        index.near = CandidateIndex.restore(data["near"])
+        index.term_sets, index.cited_sets = WordSets.restore(data["term_sets"]), WordSets.restore(data["cited_sets"])
         index.position = {key: i for i, key in enumerate(index.keys)}
         return index
 

@@ -27,6 +27,18 @@ class WordSets:
             map(self.ids.__getitem__, chain.from_iterable(items)), dtype=np.int64, count=int(self.sizes.sum()))
         self._held = np.zeros(len(self.ids) + 1, dtype=bool)  # the last stays False: it is where -1 points
 
+    def snapshot(self) -> dict:
+        """The sets as plain data (shared with them, not copied)."""
+        return {"ids": self.ids, "sizes": self.sizes, "rows": self.rows}
+
+    @classmethod
+    def restore(cls, data: dict) -> WordSets:
+        """The sets snapshot() described; they take `data` over (set() changes it in place)."""
+        sets = cls.__new__(cls)
+        sets.ids, sets.sizes, sets.rows = data["ids"], data["sizes"], data["rows"]
+        sets._held = np.zeros(len(sets.ids) + 1, dtype=bool)
+        return sets
+
     def set(self, i: int, item: frozenset[str]) -> None:
         for word in item:
             self.ids.setdefault(word, len(self.ids))
