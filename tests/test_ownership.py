@@ -191,7 +191,7 @@ def test_a_disk_that_refuses_a_write_leaves_public_as_it_was(demo: Path, monkeyp
     def full(path: str, data: bytes) -> None:
         raise OSError(28, "No space left on device", path)
 
-    monkeypatch.setattr(folder, "write_new", full)
+    monkeypatch.setattr(folder, "write_file", full)
     done = CliRunner().invoke(cli, ["build", "--root", str(demo), "--no-search"])
     assert done.exit_code == 1 and "No space left on device; public/ left as it was" in done.output, done.output
     assert tree(demo / "public") == before

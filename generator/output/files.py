@@ -24,8 +24,9 @@ def replace_file(target: str, make) -> None:
         os.unlink(temporary)
 
 
-def write_new(path: str, data: bytes) -> None:
-    """A new file with these bytes (by the descriptor: a build writes thousands, and open() costs more)."""
+def write_file(path: str, data: bytes) -> None:
+    """Write these bytes at `path`, created or emptied first (by the descriptor: a build writes thousands, and
+    open() costs more)."""
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
     try:
         view = memoryview(data)

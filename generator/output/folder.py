@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..content.layout import file_digest
 from ..content.source import is_utf8, shown_name
-from .files import link_or_copy, prune, replace_file, write_new
+from .files import link_or_copy, prune, replace_file, write_file
 from .lock import OutputLock
 from .look import LiveLook
 from .record import (
@@ -125,7 +125,7 @@ class FolderStore:
         target = os.path.join(self.next, path)
         self._folder(os.path.dirname(target))
         temporary = f"{target}.{os.getpid()}.tmp"
-        write_new(temporary, data)
+        write_file(temporary, data)
         os.replace(temporary, target)
         return Receipt(path, code, True)
 
