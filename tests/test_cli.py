@@ -105,3 +105,19 @@ def test_no_input_gives_a_traceback(tmp_path_factory, story, manifest):
     write_tree(root, files)
     checked = check_site(root)
     assert all(f.line >= 1 and f.col >= 1 for f in checked.findings)
+
+
+def test_ctrl_c_during_a_build_says_what_is_left_and_exits_130(tmp_path: Path, monkeypatch):
+    """Ctrl-C is told apart from a failure (exit 130, as shells expect), and says that public/ is as it was."""
+    import generator.engine.build
+
+    write_tree(tmp_path, base_files())
+    monkeypatch.chdir(tmp_path)
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(generator.engine.build, "build_site", interrupted)
+    result = CliRunner().invoke(cli, ["build"])
+    assert result.exit_code == 130
+    assert "interrupted: the output folder holds the last completed build" in result.output

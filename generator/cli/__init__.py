@@ -35,6 +35,14 @@ class Commands(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(self.commands)
 
+    def invoke(self, ctx: click.Context):
+        # here, before click turns Ctrl-C into its own "Aborted!" and exit status 1
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            click.echo("\ninterrupted: the output folder holds the last completed build", err=True)
+            sys.exit(130)
+
 
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="ledgerpress")
@@ -78,9 +86,6 @@ def main() -> None:
     gc.set_threshold(100_000, 50, 100)
     try:
         cli(prog_name="ledgerpress")
-    except KeyboardInterrupt:
-        click.echo("interrupted: the output folder holds the last completed build", err=True)
-        sys.exit(130)
     except SystemExit as done:  # click ends every command so, its work done
         _end(done)
         raise
