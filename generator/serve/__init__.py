@@ -11,6 +11,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from watchfiles import DefaultFilter, watch
 
@@ -33,14 +34,16 @@ DEBOUNCE_MS, STEP_MS, IDLE_MS = 50, 10, 200
 INDEX_AFTER_S = 0.15
 
 
-def _interrupt(signum, frame) -> None:
-    """Ctrl-C stops the preview, which then abandons its build; a forked build worker that inherited this
-    handler leaves Ctrl-C to the preview instead of printing a traceback of its own."""
-    if os.getpid() == _PREVIEW_PID:
-        raise KeyboardInterrupt
+def _interrupt_in(pid: int) -> Callable[[int, Any], None]:
+    """A Ctrl-C handler that stops the preview (process `pid`), which then abandons its build; a forked build
+    worker that inherits it before the pool has it ignore Ctrl-C leaves Ctrl-C to the preview instead of
+    printing a traceback of its own."""
 
+    def interrupt(signum: int, frame: Any) -> None:
+        if os.getpid() == pid:
+            raise KeyboardInterrupt
 
-_PREVIEW_PID = os.getpid()
+    return interrupt
 
 
 @dataclass
@@ -85,12 +88,10 @@ class Preview:
 
     def run(self) -> None:
         """start(), then wait for Ctrl-C; always close the watcher and the server."""
-        global _PREVIEW_PID
-        _PREVIEW_PID = os.getpid()
         # SIGINT only: the build's process pool stops its workers with SIGTERM, which must keep its default.
         handle = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) not in (
             signal.SIG_IGN, None)  # an ignored Ctrl-C (nohup, `&` in a script) stays ignored
-        previous = signal.signal(signal.SIGINT, _interrupt) if handle else None
+        previous = signal.signal(signal.SIGINT, _interrupt_in(os.getpid())) if handle else None
         try:
             self.start()
             while not self._stop.wait(0.25):  # timed: the kernel may hand Ctrl-C to another thread, and Python
