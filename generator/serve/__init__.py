@@ -1,4 +1,4 @@
-"""Preview: build in memory, serve it on loopback, rebuild on every save and reload open pages; never writes public/."""
+"""Preview: build in memory, serve it (on this machine unless told otherwise), rebuild on every save and reload open pages; never writes public/."""
 
 from __future__ import annotations
 
@@ -160,15 +160,15 @@ class Preview:
         if files is not None:  # the last search index serves until the new one is ready (see _index)
             files = {**old.search, **files}
         good = files if files is not None else old.files
-        changed = sorted(made) if files is not None else []  # what the store wrote or deleted: the index is as it was
+        rewritten = sorted(made) if files is not None else []  # what the store wrote or deleted
         snapshot = old
-        if old.version == 0 or changed or findings != old.findings or (files is not None and scheduled != old.scheduled):
+        if old.version == 0 or rewritten or findings != old.findings or (files is not None and scheduled != old.scheduled):
             errors = [finding for finding in findings if finding.severity == "error"]
             tail = (overlay(errors) + reload_script(old.version + 1)).encode("utf-8")
             snapshot = Snapshot(old.version + 1, good, findings, time.perf_counter() - started, tail,
                                 scheduled if files is not None else old.scheduled, old.search)
             self.live.swap(snapshot)
-        rebuilt = Rebuilt(snapshot, sources, changed, files is not None, time.perf_counter() - started, error)
+        rebuilt = Rebuilt(snapshot, sources, rewritten, files is not None, time.perf_counter() - started, error)
         self.on_build(rebuilt)
         if searchable is not None:  # off the watcher thread: the next save must not wait for the index of this one
             indexing = threading.Timer(INDEX_AFTER_S, self._index, args=(snapshot, searchable))
