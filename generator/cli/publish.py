@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from .cache import site_checked
-from .options import ROOT, findings_summary, print_findings
+from .options import ROOT, findings_summary, print_findings, require_site
 
 
 @click.command(name="publish")
@@ -19,6 +19,7 @@ def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | No
     """Publish ROOT/public/ to DEST, a folder or s3://bucket/prefix: changed files only, pages after their assets."""
     from ..publish import PublishError, public_files, publish_site
 
+    require_site(root)
     try:
         public_files(root / "public")
     except PublishError as err:
