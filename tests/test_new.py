@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.cli.new import skeleton, title_slug
+from generator.content.new_story import skeleton, title_slug
 from generator.content.models import FrontMatter
 from tests.commands import ledgerpress
 from tests.conftest import base_files, write_tree

@@ -178,7 +178,7 @@ def _built_line(summary: dict[str, int], seconds: float, target: Path, prefix: s
 class Progress:
     """A progress bar on a terminal for long builds; on anything else, a plain line now and then."""
 
-    STAGES = {"read": "reading and checking", "render": "rendering", "pages": "lists, feeds, manifests"}
+    STAGES = {"read": "reading and checking", "render": "rendering"}
 
     def __init__(self) -> None:
         self.tty = sys.stderr.isatty()

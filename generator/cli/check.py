@@ -42,7 +42,7 @@ def check(root: Path, form: str, force: bool) -> None:
         print_findings(findings)
         for line in retraction_lines(checked):
             click.echo(line, err=True)
-        say(_summary(root, checked, findings, len(drafts)))
+        say(_summary(checked, findings, len(drafts)))
         for hint in _hints(root, checked, findings):
             say(hint)
     for path in sorted(drafts):
@@ -53,7 +53,7 @@ def check(root: Path, form: str, force: bool) -> None:
     sys.exit(1 if any(f.severity == "error" for f in findings) else 0)
 
 
-def _summary(root: Path, checked: Checked, findings: list[Finding], drafts: int) -> str:
+def _summary(checked: Checked, findings: list[Finding], drafts: int) -> str:
     """'0 errors, 1 warning; 16 stories (1 draft, 1 scheduled), 24 manifests, 2 pages checked': what was looked at."""
     errors = sum(f.severity == "error" for f in findings)
     aside = [counted(drafts, "draft")] * bool(drafts) + [f"{len(checked.scheduled)} scheduled"] * bool(checked.scheduled)

@@ -7,11 +7,8 @@ from pathlib import Path
 
 import click
 
-from ..content.new_story import StoryRefused, plan_story, skeleton, title_slug, write_story
+from ..content.new_story import StoryRefused, plan_story, write_story
 from .options import ROOT, detail, print_findings, require_site, say, verbosity
-
-__all__ = ["new", "skeleton", "title_slug"]  # the skeleton and slugs live in content/new_story.py
-
 
 @click.command()
 @click.argument("title")

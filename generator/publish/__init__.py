@@ -68,7 +68,6 @@ class Plan:
     upload: list[Item] = field(default_factory=list)
     unchanged: list[Item] = field(default_factory=list)
     delete: list[str] = field(default_factory=list)
-    present: int = 0  # files of this site already at the destination (same path), changed or not
 
     def summary(self) -> str:
         return (f"uploaded {len(self.upload)}, unchanged {len(self.unchanged)}, deleted {len(self.delete)}, "

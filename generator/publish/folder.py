@@ -61,7 +61,6 @@ class FolderTarget:
         plan = Plan(delete=sorted(rel for rel in self.ours if rel in present and rel not in local))
         for rel, item in local.items():
             old = self.dest / rel
-            plan.present += rel in present
             same = (rel in present and not old.is_symlink() and old.stat().st_size == item.size
                     and sha256(old) == item.sha256)
             (plan.unchanged if same else plan.upload).append(item)

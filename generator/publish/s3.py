@@ -51,7 +51,6 @@ class S3Target:
                                f"be replaced ({len(foreign)} such object{'s' * (len(foreign) != 1)}): move it, or "
                                "publish under another prefix")
         plan = Plan(delete=sorted(rel for rel in self.previous if rel in self.remote and rel not in local))
-        plan.present = len(set(local) & set(self.remote))
         for rel, item in local.items():
             same = rel in self.remote and known.get(rel, {}).get("sha256") == item.sha256
             (plan.unchanged if same else plan.upload).append(item)
