@@ -49,6 +49,17 @@ def test_unchanged_site_is_not_rebuilt(site: Path):
     assert stamps(site / "public") == before
 
 
+def test_a_dangling_link_among_the_inputs_does_not_keep_the_site_from_being_up_to_date(site: Path):
+    """An input no build reads (a link to nothing in templates/) is recorded as such, so the build after the one
+    that saw it has nothing to do; the link made whole is a change."""
+    (site / "templates").mkdir()
+    (site / "templates" / "gone.html").symlink_to(site / "nowhere.html")
+    assert "built 1 story" in build(site)
+    assert "up to date" in build(site)
+    (site / "nowhere.html").write_text("<p>here</p>\n")
+    assert "up to date" not in build(site)
+
+
 @pytest.fixture
 def hashed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The input files the scan of a build reads for their digest from now on."""

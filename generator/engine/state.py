@@ -148,6 +148,9 @@ def settle(inputs: dict[str, Stamp]) -> dict[str, Stamp]:
     it changed, so the next build must read it again, whatever its stat by then."""
     kept = {}
     for path, stamp in inputs.items():
+        if stamp[3] == "unread":  # nothing read it (a dangling link, a name not UTF-8): the next scan compares
+            kept[path] = stamp
+            continue
         try:
             info = os.stat(path)
         except OSError:
