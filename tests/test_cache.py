@@ -661,3 +661,19 @@ def test_a_fingerprint_tells_values_apart_by_type_and_shape():
     found = {fingerprint(value, "t") for value in (job, Other(*job), tuple(job), ["a.md", [["m1", "d1"]]],
                                                    Job("a.md", (("m1", "d2"),)))}
     assert len(found) == 5
+
+
+def test_an_empty_or_short_signing_key_is_replaced_by_a_whole_one_only_its_user_reads(tmp_path: Path, monkeypatch):
+    """A key file left empty (a run killed as it made it) would sign memos anyone could forge: it is made again."""
+    from generator.engine import memo
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    key = tmp_path / "ledgerpress" / memo.KEY_NAME
+    key.parent.mkdir()
+    key.write_bytes(b"")
+    made = memo._secret()
+    assert len(made) == memo.KEY_BYTES and key.read_bytes() == made and key.stat().st_mode & 0o777 == 0o600
+    assert memo._secret() == made
+    key.write_bytes(b"short")
+    assert len(memo._secret()) == memo.KEY_BYTES
+    assert sorted(p.name for p in key.parent.iterdir()) == [memo.KEY_NAME]

@@ -26,6 +26,7 @@ from .records import ImageRecord, Made, ManifestRecord, Rendered, SearchRecord, 
 
 FORMAT = b"ledgerpress-memo-9\n"
 KEY_NAME = "memo-key"
+KEY_BYTES = 32
 
 
 @dataclass
@@ -272,14 +273,19 @@ def _secret() -> bytes | None:
     home = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "ledgerpress"
     path = home / KEY_NAME
     try:
-        return path.read_bytes()
+        key = path.read_bytes()
+        if len(key) >= KEY_BYTES:  # (a shorter one was not made here, and would sign nothing worth trusting)
+            return key
     except OSError:
         pass
+    temporary = home / f".{KEY_NAME}.{os.getpid()}"
     try:
         home.mkdir(parents=True, exist_ok=True)
-        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(descriptor, "wb") as out:
-            out.write(secrets.token_bytes(32))
+            out.write(secrets.token_bytes(KEY_BYTES))
+        os.replace(temporary, path)  # whole: no process ever reads a key half written
         return path.read_bytes()
     except OSError:
+        temporary.unlink(missing_ok=True)
         return None
