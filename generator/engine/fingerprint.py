@@ -17,8 +17,9 @@ _PLAIN = (str, int, float, bool, bytes, type(None))
 
 
 def fingerprint(*values: Any) -> str:
-    """A digest of values: equal values give equal digests, and values of other types or shapes differ.
-    An object with a `fingerprint` attribute (a string) stands for the content it is the digest of."""
+    """A digest of values: equal values give equal digests (a dict's taken in the order of its items), and
+    values of other types or shapes differ. An object with a `fingerprint` attribute (a string) stands for the
+    content it is the digest of: only a value that holds its content's digest there may have one."""
     hasher = hashlib.blake2b(digest_size=16)
     for value in values:
         _feed(hasher.update, value)
