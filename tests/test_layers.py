@@ -49,3 +49,17 @@ def test_modules_import_only_from_above():
             if imported.split(".")[0] == own:
                 continue
             assert _layer(imported) < _layer(own), f"{path.relative_to(PACKAGE)} imports {imported}"
+
+
+def test_the_command_line_imports_nothing_heavy_before_a_command_needs_it():
+    """`ledgerpress build` with nothing to do answers from the saved state and the output record: the command
+    line and those modules load without the engine's libraries (YAML, pydantic, numpy, Jinja, Markdown)."""
+    import subprocess
+    import sys
+
+    heavy = ["yaml", "frontmatter", "pydantic", "numpy", "jinja2", "markdown_it", "snowballstemmer"]
+    code = ("import sys, generator.cli, generator.engine.state, generator.output.record, generator.output.look; "
+            f"print(sorted({{m.split('.')[0] for m in sys.modules}} & set({heavy!r})))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          cwd=PACKAGE.parent)
+    assert done.stdout.strip() == "[]", done.stdout

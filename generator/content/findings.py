@@ -55,6 +55,13 @@ def printable(text: str) -> str:
     return _CONTROL.sub(_escaped, text)
 
 
+def shown_name(name: str) -> str:
+    """A file name as findings print it: bytes that are not UTF-8 and control characters as \\xNN (a line feed
+    too, which printable() would show as \\n)."""
+    text = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return _CONTROL.sub(lambda found: f"\\x{ord(found[0]):02x}" if ord(found[0]) < 256 else f"\\u{ord(found[0]):04x}", text)
+
+
 def _escaped(found: re.Match) -> str:
     code = ord(found[0])
     return f"\\x{code - 0xDC00:02x}" if 0xDC80 <= code <= 0xDCFF else ascii(found[0])[1:-1]

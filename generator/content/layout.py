@@ -31,3 +31,14 @@ def file_digest(data: bytes) -> str:
 def key_of(*parts: str) -> str:
     """One digest of several strings (what a result was made from)."""
     return hashlib.blake2b("\0".join(parts).encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+
+def is_utf8(name: str) -> bool:
+    """A name read from the file system that is UTF-8 (one that is not holds lone surrogates in Python)."""
+    if name.isascii():
+        return True
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True

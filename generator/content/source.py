@@ -12,7 +12,8 @@ from pathlib import Path
 
 import frontmatter
 
-from .findings import Finding
+from .findings import Finding, shown_name
+from .layout import is_utf8
 from .limits import MAX_FRONT_MATTER_BYTES, MAX_STORY_BYTES
 from .safe_yaml import parse_yaml
 
@@ -177,23 +178,6 @@ def bad_name(name: str) -> str | None:
     if not is_utf8(name):
         return "file name is not UTF-8: it is not read"
     return "file name has a control character: it is not read" if _CONTROL.search(name) else None
-
-
-def is_utf8(name: str) -> bool:
-    """A name read from the file system that is UTF-8 (one that is not holds lone surrogates in Python)."""
-    if name.isascii():
-        return True
-    try:
-        name.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
-def shown_name(name: str) -> str:
-    """A file name as findings may print it: bytes that are not UTF-8 and control characters escaped."""
-    text = name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-    return _CONTROL.sub(lambda found: f"\\x{ord(found[0]):02x}" if ord(found[0]) < 256 else f"\\u{ord(found[0]):04x}", text)
 
 
 def front_matter(path: Path, shown: str, data: bytes | None = None,

@@ -20,7 +20,7 @@ from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
 
 from ..content.layout import CACHE_DIR
-from ..content.source import shown_name
+from ..content.findings import shown_name
 from .errors import DeskError
 from .site import Desk
 

@@ -14,9 +14,9 @@ from pathlib import Path
 
 import orjson
 
-from ..content.layout import CACHE_DIR, PACKAGE, file_digest, key_of, template_dirs
+from ..content.findings import shown_name
+from ..content.layout import CACHE_DIR, PACKAGE, file_digest, is_utf8, key_of, template_dirs
 from ..content.limits import MAX_INPUT_BYTES
-from ..content.source import is_utf8, shown_name
 from ..output.whole import write_whole
 
 STATE_FILE = "build-state.json"

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..content.layout import file_digest
-from ..content.source import is_utf8, shown_name
+from ..content.findings import shown_name
+from ..content.layout import is_utf8
 from .files import link_or_copy, prune, replace_file, write_file
 from .lock import OutputLock
 from .look import LiveLook

@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Protocol
 from urllib.parse import urlsplit
 
-from ..content.source import is_utf8, shown_name
+from ..content.findings import shown_name
+from ..content.layout import is_utf8
 from ..output.lock import OutputLock
 from ..output.media import content_type
 from ..output.record import own_folder

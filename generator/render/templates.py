@@ -28,7 +28,8 @@ from ..content.config import SiteConfig
 from ..content.findings import Finding
 from ..content.layout import key_of, template_dirs
 from ..content.limits import MAX_INPUT_BYTES
-from ..content.source import is_utf8, read_bounded
+from ..content.layout import is_utf8
+from ..content.source import read_bounded
 from .dates import ReaderDates, edition_time, unbroken
 from .formats import (
     json_ld,
