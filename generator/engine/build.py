@@ -6,7 +6,6 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import functools
-import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -69,8 +68,6 @@ class BuildResult:
     outputs: dict[str, str] = field(default_factory=dict)
     stories: int = 0
     pages: int = 0
-    made: int = 0
-    seconds: float = 0.0
     memo: Memo | None = None
     site: str = ""
     reads: dict[str, str] = field(default_factory=dict)  # the story outputs site outputs read: their digests
@@ -89,7 +86,6 @@ def build_site(root: Path, store: OutputStore, options: Options = Options(), mem
     """Check, then make the outputs the store does not hold already. `memo`: the last good build's (for the
     same key), with `digests` (each content file's, by path as shown, as a scan found it) telling which of
     its records still hold; `memo_key`: (key, options) the next memo is made for."""
-    started = time.perf_counter()
     jobs = options.jobs or default_jobs()
     spill = Spill(store.scratch())
     try:
@@ -110,7 +106,6 @@ def build_site(root: Path, store: OutputStore, options: Options = Options(), mem
                                                               "build again"))
     finally:
         spill.close()
-    result.seconds = time.perf_counter() - started
     return result
 
 
@@ -154,7 +149,6 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     result.outputs = {**outputs, **(search.outputs if search else {})}
     result.stories = len(story_list)
     result.pages = sum(path.endswith(".html") for path in pages)
-    result.made += 3 * len(stale)
     result.memo = dataclasses.replace(
         learned(checked, records, *memo_key, memo), pages=pages, site=result.site, related=related_kept,
         search=search, reads=result.reads,
@@ -229,7 +223,6 @@ def _make_planned(planned: list[tuple[str, Output]], config: SiteConfig, rendere
         code = made[output.path] if output.path in made else last[output.path].digest
         pages[output.path] = PageRecord(made_from, code, output.source, name, output.reads)
     outputs.update((path, page.digest) for path, page in pages.items())
-    result.made += len(todo)
     return pages
 
 
@@ -242,5 +235,4 @@ def _search(store: OutputStore, options: Options, memo: Memo | None, jobs: int,
         return last if last is not None and holds(store, last.outputs) else None
     search = make_search(search_plan(*result.searchable), last, store, store.read, jobs)
     result.findings = [*result.findings, *search.notes]
-    result.made += search.made
     return search.record

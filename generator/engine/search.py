@@ -41,11 +41,10 @@ class SearchUnavailable(Exception):
 
 @dataclass
 class Search:
-    """The index made (None if Pagefind could not run, and `notes` say why), and how many shards were indexed."""
+    """The index made (None if Pagefind could not run, and `notes` say why)."""
 
     record: SearchRecord | None
     notes: list[Finding] = field(default_factory=list)
-    made: int = 0
 
 
 def search_plan(records: Iterable[StoryRecord], pages: Iterable[Page], outputs: Mapping[str, str]) -> list[Shard]:
@@ -81,7 +80,7 @@ def make_search(plan: list[Shard], last: SearchRecord | None, store: OutputStore
     listing = store.put(SHARDS, shard_list(plan))
     store.receive(listing)
     outputs = {path: code for name in sorted(shards) for path, code in shards[name].files.items()}
-    return Search(SearchRecord(shards, {**outputs, SHARDS: listing.digest}), made=len(todo))
+    return Search(SearchRecord(shards, {**outputs, SHARDS: listing.digest}))
 
 
 def holds(store: OutputStore, outputs: Mapping[str, str]) -> bool:
