@@ -22,7 +22,7 @@ from ..render.templates import Renderer, template_finding
 from ..site import LAST, Output
 from ..site.kinds import navigation
 from .check import Checked, check_site, learned
-from .memo import Memo, PageRecord
+from .memo import Memo
 from .pages import (
     PageMaking,
     collisions,
@@ -35,7 +35,7 @@ from .pages import (
 )
 from .pool import default_jobs
 from .read import Spill, StoryChanged
-from .records import Rendered, SearchRecord
+from .records import PageRecord, Rendered, SearchRecord
 from .search import holds, make_search, search_plan
 from .stories import (
     STORY_TEMPLATES,

@@ -22,23 +22,11 @@ from ..analysis.similarity import Features
 from ..content.layout import CACHE_DIR, file_digest, key_of
 from ..output.record import file_stamp
 from ..output.whole import write_whole
-from .records import ImageRecord, Made, ManifestRecord, Rendered, SearchRecord, StoryRecord
+from .records import ImageRecord, Made, ManifestRecord, PageRecord, Rendered, SearchRecord, StoryRecord
 
 FORMAT = b"ledgerpress-memo-9\n"
 KEY_NAME = "memo-key"
 KEY_BYTES = 32
-
-
-@dataclass
-class PageRecord:
-    """A site output as last made: the fingerprint of what it was made from, its digest, its source, the
-    producer that made it and the story outputs it read."""
-
-    fingerprint: str
-    digest: str
-    source: str
-    producer: str = ""
-    reads: tuple[str, ...] = ()
 
 
 @dataclass

@@ -16,8 +16,8 @@ from ..render.teaser import Teaser
 from ..render.templates import Renderer
 from ..site import LAST, PRODUCERS, Output, Site
 from .fingerprint import fingerprint
-from .memo import PageRecord
 from .pool import run_all
+from .records import PageRecord
 
 PER_WORKER = 64  # site outputs are quick to make: fewer than this a process are made here
 PAGES = "content/pages/"  # where the plain pages come from
@@ -96,7 +96,7 @@ def stale_outputs(outputs: Sequence[Output], prints: Sequence[str], records: Map
     """The positions of the outputs to make: those the memo does not show made from the same fingerprint,
     and those the store no longer holds as made."""
     return [n for n, (output, made) in enumerate(zip(outputs, prints))
-            if (record := records.get(output.path)) is None or record.fingerprint != made
+            if (record := records.get(output.path)) is None or record.made_from != made
             or not holds(output.path, record.digest)]
 
 

@@ -83,11 +83,23 @@ class StoryRecord:
 
 
 @dataclass
+class PageRecord:
+    """A site output as last made: the fingerprint of what it was made from, its digest, its source, the
+    producer that made it and the story outputs it read."""
+
+    made_from: str  # (not `fingerprint`: that attribute would make a record stand for one digest)
+    digest: str
+    source: str
+    producer: str = ""
+    reads: tuple[str, ...] = ()
+
+
+@dataclass
 class ShardRecord:
     """A search shard's bundle as last made: the fingerprint of its pages, whether it was the primary (which
     alone publishes Pagefind's scripts), and each published file's digest by output path."""
 
-    fingerprint: str
+    made_from: str
     primary: bool
     files: dict[str, str]
 

@@ -90,12 +90,12 @@ def holds(store: OutputStore, outputs: Mapping[str, str]) -> bool:
 def _kept(shard: Shard, record: ShardRecord | None, primary: bool) -> ShardRecord | None:
     """The record still good for this shard: made from the same pages, and with the scripts if it is now the
     primary (a former primary's bundle has them, and only drops them)."""
-    if record is None or record.fingerprint != fingerprint(shard) or (primary and not record.primary):
+    if record is None or record.made_from != fingerprint(shard) or (primary and not record.primary):
         return None
     if primary == record.primary:
         return record
     files = {path: code for path, code in record.files.items() if not path[len(shard.folder):].startswith(SCRIPTS)}
-    return ShardRecord(record.fingerprint, False, files)
+    return ShardRecord(record.made_from, False, files)
 
 
 def fingerprint(shard: Shard) -> str:
