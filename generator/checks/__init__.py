@@ -126,8 +126,9 @@ def unknown_codes(site: SiteIndex) -> list[Finding]:
     """An unknown code in [checks] is a finding: a typo there must not leave a rule as it was."""
     shown = site.config_path
     return [Finding(shown, toml_line(site.root / shown, ("checks", code)), 1, "LP002",
-                    f"unknown rule code '{code}' in [checks]{did_you_mean(close_match(code, RULES))}: expected a code from `ledgerpress rules`, "
-                    "e.g. LP031 = \"warning\"") for code in site.config.checks if code not in RULES]
+                    f"unknown rule code '{code}' in [checks]{did_you_mean(close_match(code, RULES))}: expected a "
+                    "code from `ledgerpress rules`, e.g. LP031 = \"warning\"") for code in site.config.checks
+            if code not in RULES]
 
 
 def _run(current: Rule, site: SiteIndex, pages_only: bool = False) -> Iterator[Finding]:

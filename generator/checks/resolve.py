@@ -26,7 +26,6 @@ class Resolution:
         return not any(manifest_id in self.unresolved or manifest_id not in self.entries for manifest_id in ids)
 
 
-
 def cited_ids(story: Story, site: SiteIndex) -> list[str]:
     """Every manifest id the body and key facts cite, in order, once."""
     body = site.bodies[story.path]
@@ -90,5 +89,3 @@ def nearest(wrong: str, known: Iterable[str]) -> str | None:
     if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
         return None  # nothing close, or two as close: a guess would mislead
     return scored[0][1]
-
-

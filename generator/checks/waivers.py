@@ -3,7 +3,6 @@ loadable at all (LP001-LP005) cannot be waived."""
 
 from __future__ import annotations
 
-
 from ..content.findings import Finding, close_match, did_you_mean
 from ..content.models import UNWAIVABLE
 from . import RULES, SiteIndex

@@ -10,6 +10,7 @@ import click
 from ..content.new_story import StoryRefused, plan_story, write_story
 from .options import ROOT, detail, print_findings, require_site, say, verbosity
 
+
 @click.command()
 @click.argument("title")
 @click.option("--newsroom", required=True, help="Newsroom key from [newsrooms] in site.toml.")

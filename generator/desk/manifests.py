@@ -66,8 +66,8 @@ def get_manifest(checks: SiteChecks, manifest_id: str) -> ManifestDetail:
     found = site.manifests.get(manifest_id)
     if found is None:
         twin = nearest(manifest_id, site.manifests)
-        raise DeskError("unknown_manifest", f"no manifest has the id '{manifest_id[:80]}'{did_you_mean(twin)}: list_manifests finds "
-                        "them", did_you_mean=twin)
+        raise DeskError("unknown_manifest", f"no manifest has the id '{manifest_id[:80]}'{did_you_mean(twin)}: "
+                        "list_manifests finds them", did_you_mean=twin)
     manifest = found.manifest
     citing = [_citing(story, manifest.id) for story in site.briefs
               if any(entry == manifest.id for entry, _ in story.ledger)]
