@@ -71,7 +71,6 @@ def test_the_preview_address_is_a_valid_base_url(site: Path):
     assert base.root_url == "http://[::1]:8000"
 
 
-
 def test_a_bad_whole_table_is_found_at_its_header_a_top_level_key_before_any_table(site: Path):
     toml = SITE_TOML.replace('city = "City"\nscience = "Science"\n', "")  # [newsrooms] with no newsroom in it
     [found] = _findings(site, toml)

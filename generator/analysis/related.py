@@ -66,8 +66,8 @@ class RelatedIndex:
         self.results: dict[str, list[str]] = {}
         self._arrays()
 
-    KEPT = ("keys", "paths", "published", "documents", "terms", "cited", "near", "newsrooms", "earlier_only", "results",
-            "by_term", "by_manifest", "term_sets", "cited_sets", "key_rank", "newsroom_numbers", "newsroom_ids")
+    KEPT = ("keys", "paths", "published", "documents", "terms", "cited", "newsrooms", "earlier_only", "results",
+            "by_term", "by_manifest", "key_rank", "newsroom_numbers", "newsroom_ids")  # plain data as they are
 
     def snapshot(self) -> dict:
         """The index as plain data (shared with it, not copied): what restore() cannot make again from it

@@ -33,14 +33,14 @@ def run_all(func: Callable[[Any, Item], Result], context: Any, items: Sequence[I
 
     chunk = max(1, min(32, len(items) // (count * 16)))  # about 16 chunks a worker: they finish together
     _CONTEXT[0] = context
-    kept = gc.get_freeze_count() > 0  # frozen by the caller for its whole life (a build's memo): left so
+    caller_froze = gc.get_freeze_count() > 0  # (a build freezes its memo for its whole life: left frozen)
     gc.freeze()  # the workers' collector leaves what they inherit alone: it stays shared, not copied page by page
     pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts)
     try:
         yield from pool.map(functools.partial(_call, func), items, chunksize=chunk)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        if not kept:
+        if not caller_froze:
             gc.unfreeze()
         _CONTEXT[0] = None
 
