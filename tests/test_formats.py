@@ -54,7 +54,7 @@ from generator.render.ledger import verify_view as _verify
 from generator.render.teaser import Teaser, as_fields, teaser_data
 from generator.render.templates import Renderer
 from generator.site.feeds import make_feed
-from generator.site.kinds import navigation, story_keys
+from generator.render.kinds import navigation, story_keys
 from generator.site.sitemaps import news_language
 from tests.conftest import SITE_TOML
 

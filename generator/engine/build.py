@@ -20,7 +20,7 @@ from ..output.store import OutputStore
 from ..render.teaser import Teaser
 from ..render.templates import Renderer, template_finding
 from ..site import LAST, Output
-from ..site.kinds import navigation
+from ..render.kinds import navigation
 from .check import Checked, check_site, learned
 from .memo import Memo
 from .pages import (

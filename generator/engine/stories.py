@@ -18,7 +18,7 @@ from ..output.store import OutputStore, Receipt
 from ..render.story_view import related_views, story_view
 from ..render.teaser import teaser_data
 from ..render.templates import Renderer
-from ..site.kinds import story_keys
+from ..render.kinds import story_keys
 from ..site.search import indexed_part
 from .check import Checked
 from .fingerprint import fingerprint

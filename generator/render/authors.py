@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from ..content.authors import Author
 from ..content.body import render_markdown
 from ..content.config import SiteConfig
+from .kinds import KINDS
 from .view import View
 
 
@@ -29,13 +30,9 @@ class AuthorPage(View):
     email: str | None
 
 
-def author_path(slug: str) -> str:
-    return f"/authors/{slug}/"
-
-
 def author_view(author: Author, config: SiteConfig) -> AuthorView:
     meta = author.meta
-    path = author_path(author.slug)
+    path = KINDS["author"].path(author.slug)
     return AuthorView(slug=author.slug, name=meta.name, role=meta.role, path=path, url=config.url(path),
                       profile=meta.url)
 

@@ -21,6 +21,7 @@ from .authors import AuthorView, author_views, byline
 from .corrections import CorrectionView, correction_views, last_changed
 from .dates import iso_z, local_day, shown_time
 from .images import ImageView, image_view, img_attributes, renditions
+from .kinds import KINDS
 from .ledger import ClaimView, LedgerRow, Verify, ledger_rows, verify_view
 from .view import View
 
@@ -227,7 +228,7 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
     # (a key site.toml does not declare is shown as written: LP010 must have been turned off)
     trust = Term(slug=meta.trust, name=config.trust.get(meta.trust, meta.trust))
     newsroom = Term(slug=meta.newsroom, name=config.newsrooms.get(meta.newsroom, meta.newsroom),
-                    url=config.url(f"/newsrooms/{meta.newsroom}/"))
+                    url=config.url(KINDS["newsroom"].path(meta.newsroom)))
     sources = len(ledger)
     published = story.published_utc
     ids = [row.manifest_id for row in ledger]
@@ -239,7 +240,8 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
         view_version=VIEW_VERSION, title=meta.title, description=meta.description, slug=story.slug,
         path=story.url_path, url=url, canonical=url, published=iso_z(published), updated=updated,
         last_updated=last_updated, edition=edition_of(story, config), newsroom=newsroom,
-        beat=Term(slug=meta.beat, name=config.beats.get(meta.beat, meta.beat), url=config.url(f"/beats/{meta.beat}/")),
+        beat=Term(slug=meta.beat, name=config.beats.get(meta.beat, meta.beat),
+                  url=config.url(KINDS["beat"].path(meta.beat))),
         trust=trust, source_count=sources, cited_manifest_ids=ids, authors=writers, byline=byline(writers),
         trust_line=f"{trust.name} · {sources} source{'s' if sources != 1 else ''} · {newsroom.name} · "
                    f"Published {shown_time(iso_z(published), config.timezone, config.date_format)}",

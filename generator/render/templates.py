@@ -31,6 +31,7 @@ from ..content.limits import MAX_INPUT_BYTES
 from ..content.layout import is_utf8
 from ..content.source import read_bounded
 from .dates import ReaderDates, edition_time, unbroken
+from .kinds import KINDS
 from .formats import (
     json_ld,
     md_cell,
@@ -137,7 +138,7 @@ def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any, xml: 
                        profile_page=lambda about: profile_page(about, config),
                        source_record=lambda manifest: source_record(manifest, config),
                        website=lambda _: website(config))
-    env.globals.update(site=config, base_path=urlsplit(config.root_url).path, nav=nav, range=bounded_range)
+    env.globals.update(site=config, base_path=urlsplit(config.root_url).path, nav=nav, kinds=KINDS, range=bounded_range)
     return env
 
 

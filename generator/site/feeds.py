@@ -14,7 +14,7 @@ from jinja2 import TemplateRuntimeError
 from .. import __version__
 from ..content.config import SiteConfig
 from ..render.teaser import Teaser, as_fields
-from .kinds import LIST_KINDS, Declared
+from ..render.kinds import LIST_KINDS, Declared
 from .lists import by_term, newest_first
 from .moments import EPOCH, modified
 from .outputs import SITE_TOML, Output, Site, producer
@@ -61,7 +61,7 @@ def site_feeds(stories: Sequence[Teaser], config: SiteConfig, declared: Declared
         if kind.feed:
             found = by_term(ordered, kind)
             for slug, name in kind.terms(declared).items():
-                folder = f"{kind.prefix}{slug}/"
+                folder = kind.path(slug)
                 yield folder, make_feed(found.get(slug, [])[:FEED_SIZE], config, folder, f"{config.title}: {name}",
                                         kind.feed.format(name=name, site=config.title), site.updated)
 

@@ -13,7 +13,7 @@ from ..content.config import SiteConfig
 from ..render.dates import edition_time
 from ..render.story_view import Term
 from ..render.teaser import Teaser
-from .kinds import KINDS, LIST_KINDS, Declared, ListKind, terms_of
+from ..render.kinds import KINDS, LIST_KINDS, Declared, ListKind, terms_of
 
 
 def newest_first(stories: Sequence[Teaser]) -> list[Teaser]:
@@ -89,13 +89,13 @@ def listings(stories: Sequence[Teaser], config: SiteConfig, declared: Declared,
         shown = (about or {}).get(kind.name, {})
         for slug, name in term_names(kind, config, declared, found).items():
             mine = found.get(slug, [])
-            term = Term(slug=slug, name=name, url=config.url(f"{kind.prefix}{slug}/"))
+            term = Term(slug=slug, name=name, url=config.url(kind.path(slug)))
             description = kind.describe(name, config, len(mine))
             title = kind.title.format(name=name)
             if not kind.paginated:
-                yield Listing(kind, term, title, description, f"{kind.prefix}{slug}/", mine, None, shown.get(slug))
+                yield Listing(kind, term, title, description, kind.path(slug), mine, None, shown.get(slug))
                 continue
-            for path, chunk, pager in paginate(mine, f"{kind.prefix}{slug}/", config.page_size):
+            for path, chunk, pager in paginate(mine, kind.path(slug), config.page_size):
                 yield Listing(kind, term, title, description, path, chunk, pager, shown.get(slug))
 
 
@@ -114,7 +114,7 @@ def term_counts(stories: Sequence[Teaser], config: SiteConfig, declared: Declare
     for kind in LIST_KINDS:
         if kind.declared:
             found = grouped(stories, kind)
-            counts[kind.name] = [(Term(slug=slug, name=name, url=config.url(f"{kind.prefix}{slug}/")),
+            counts[kind.name] = [(Term(slug=slug, name=name, url=config.url(kind.path(slug))),
                                   len(found.get(slug, []))) for slug, name in kind.terms(declared).items()]
     return counts
 
@@ -126,7 +126,7 @@ def editions(stories: Sequence[Teaser], config: SiteConfig) -> list[Edition]:
     found = []
     for key, group in groupby(ordered, key=lambda story: story.keys[kind.field]):
         mine = newest_first(list(group))
-        found.append(Edition(key, kind.term_name(key, config), f"{kind.prefix}{key}/", mine, len(mine), edition_time(key)))
+        found.append(Edition(key, kind.term_name(key, config), kind.path(key), mine, len(mine), edition_time(key)))
     return found
 
 

@@ -13,7 +13,7 @@ from ..content.config import SiteConfig
 from ..content.images import ImageFile
 from ..content.models import ManifestFile, Page
 from ..render.teaser import Teaser
-from .kinds import Declared, declared_terms
+from ..render.kinds import Declared, declared_terms
 
 SITE_TOML = "content/site.toml"  # what a site-wide output's findings point at
 

@@ -10,6 +10,7 @@ from ..content.config import SiteConfig
 from ..content.models import Page
 from ..render.authors import author_page
 from ..render.formats import to_json
+from ..render.kinds import KINDS
 from ..render.story_view import StoryView
 from ..render.teaser import Teaser
 from .lists import editions, front_editions, listings, newest_first, term_counts
@@ -40,7 +41,7 @@ def front_and_lists(site: Site) -> Iterator[Output]:
     yield Output("index.html", SITE_TOML, "index.html", {
         "editions": front_editions(all_editions, config.front_page_size), "pages": links,
         "terms": term_counts(stories, config, declared)})
-    yield Output("editions/index.html", SITE_TOML, "editions.html", {"editions": all_editions})
+    yield Output(_index(KINDS["edition"].prefix), SITE_TOML, "editions.html", {"editions": all_editions})
     about = {"author": {slug: author_page(author, config) for slug, author in site.authors.items()}}
     for listing in listings(stories, config, declared, about):
         yield Output(_index(listing.path), SITE_TOML, listing.kind.template, {"listing": listing})

@@ -6,7 +6,7 @@ import datetime as dt
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..render.teaser import Teaser
-from .kinds import LIST_KINDS, terms_of
+from ..render.kinds import LIST_KINDS, terms_of
 from .lists import newest_first
 from .moments import EPOCH, moment, modified
 from .outputs import SITE_TOML, Output, Site, producer

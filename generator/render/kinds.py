@@ -1,7 +1,9 @@
 """The kinds of list page, as data: each row says where its pages live, which field of a story's view puts the
 story on them, where their terms are declared, how they are titled, paginated and followed. Listings, counts,
-navigation, feeds and sitemap dates are all made from this table; a new kind of list is a new row (and, if
-its terms are declared, a table in site.toml)."""
+navigation, feeds and sitemap dates are all made from this table, and every link to a term's page (a story's
+kicker, a teaser's, a byline's, a feed's categories) is made by its row's path(); a new kind of list is a new
+row (and, if its terms are declared, a table in site.toml). It sits with the views, below site/, because the
+views and templates link to these pages too."""
 
 from __future__ import annotations
 
@@ -12,7 +14,7 @@ from urllib.parse import urlsplit
 
 from ..content.authors import Author
 from ..content.config import SiteConfig
-from ..render.dates import shown_time
+from .dates import shown_time
 
 
 def edition_label(edition: str, config: SiteConfig) -> str:
@@ -45,7 +47,7 @@ class ListKind:
     paginated: bool             # page_size stories a page, else all on one page
     feed: str | None            # each term's Atom and JSON feeds have this description ({name}, {site}); None: none
     teaser_kicker: str          # the term a teaser names above its title on these pages: a field of the view
-                                # holding a term ("newsroom", "beat"), whose pages are at /<field>s/<slug>/
+                                # holding a term ("newsroom", "beat"), the name of the kind whose page it links
     term_name: Callable[[str, SiteConfig], str] | None = None  # an undeclared term's name, from its value
     template: str = "list.html"  # what renders its pages (given `listing`)
 
@@ -53,6 +55,10 @@ class ListKind:
     def fingerprint(self) -> str:
         """A kind is code: its settings count in every output through the generator's own digest."""
         return self.name
+
+    def path(self, slug: str) -> str:
+        """Where a term's first page is (under base_path)."""
+        return f"{self.prefix}{slug}/"
 
     def terms(self, declared: Declared) -> Mapping[str, str]:
         """The declared terms, slug -> name, in declaration order (`declared`: declared_terms())."""
@@ -129,6 +135,6 @@ def navigation(config: SiteConfig) -> Navigation:
     def link(name: str, path: str) -> NavLink:
         return NavLink(name, base + path, config.url(path))
 
-    lists = {kind.name: [link(name, f"{kind.prefix}{slug}/") for slug, name in kind.terms(declared).items()]
+    lists = {kind.name: [link(name, kind.path(slug)) for slug, name in kind.terms(declared).items()]
              for kind in LIST_KINDS if kind.declared}
-    return Navigation(link("Latest", "/"), link("Editions", "/editions/"), lists)
+    return Navigation(link("Latest", "/"), link("Editions", KINDS["edition"].prefix), lists)
