@@ -53,6 +53,23 @@ def test_the_byline_in_three_formats(site: Path):
     assert f"By [Ana Lima]({BASE}/authors/ana-lima/) and [Tom Reyes]({BASE}/authors/tom-reyes/)\n" in markdown
 
 
+
+def test_three_names_read_alike_in_every_byline(site: Path):
+    lee = '---\nname: "Lee Park"\n---\n'
+    authored(site)
+    write_tree(site, {STORY_PATH: _by(STORY, '["ana-lima", "tom-reyes", "lee-park"]'), "content/authors/lee-park.md": lee})
+    built = build_in_memory(site, search=False)
+    assert built.ok, built.findings
+    said = "By Ana Lima, Tom Reyes and Lee Park"
+    assert json.loads(built.files[STORY_URL + "index.json"])["byline"] == said
+    page = html.fromstring(built.files[STORY_URL + "index.html"])
+    assert page.cssselect(".story-head .authors")[0].text_content() == said
+    teasers = html.fromstring(built.files["authors/lee-park/index.html"]).cssselect(".teaser .byline")
+    assert teasers[0].text_content().startswith(said + " · ")
+    markdown = built.files[STORY_URL + "index.md"].decode()
+    assert (f"By [Ana Lima]({BASE}/authors/ana-lima/), [Tom Reyes]({BASE}/authors/tom-reyes/) and "
+            f"[Lee Park]({BASE}/authors/lee-park/)\n") in markdown
+
 def test_structured_data_names_each_author_as_a_person(site: Path):
     built = build_in_memory(authored(site))
     page = html.fromstring(built.files[STORY_URL + "index.html"])

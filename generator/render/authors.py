@@ -51,4 +51,10 @@ def byline(authors: Sequence[AuthorView]) -> str:
     names = [author.name for author in authors]
     if not names:
         return ""
-    return "By " + (names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1])
+    return "By " + "".join(name_separator(n, len(names)) + name for n, name in enumerate(names))
+
+
+def name_separator(position: int, count: int) -> str:
+    """What goes before the name at `position` of `count` in a byline ("", ", " or " and "): the templates,
+    which link each name, join them by this too (the filter byline_separator, given the loop)."""
+    return "" if position == 0 else " and " if position == count - 1 else ", "

@@ -31,6 +31,7 @@ from ..content.limits import MAX_INPUT_BYTES
 from ..content.layout import is_utf8
 from ..content.source import read_bounded
 from .dates import ReaderDates, edition_time, unbroken
+from .authors import name_separator
 from .kinds import KINDS
 from .formats import (
     json_ld,
@@ -47,6 +48,11 @@ from .formats import (
 )
 from .links import absolute_urls
 from .structured import news_article, profile_page, source_record, website
+
+
+def byline_separator(loop: Any) -> str:
+    """What goes before the name a loop over a byline's authors is at (see authors.name_separator)."""
+    return name_separator(loop.index0, loop.length)
 
 
 def current(canonical: str, url: str, section: bool = True) -> Markup:
@@ -129,8 +135,8 @@ def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any, xml: 
     env = Environment(loader=templates, bytecode_cache=_COMPILED[xml], finalize=xml_escape if xml else None,
                       auto_reload=False, **_OPTIONS)  # (the templates are read once, when the build starts)
     dates = ReaderDates(config.timezone, config.date_format, config.day_format)
-    env.filters.update(current=current, yaml=yaml_scalar, yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell,
-                       md_code=md_code, md_fence=md_fence, uri=uri,
+    env.filters.update(current=current, byline_separator=byline_separator, yaml=yaml_scalar, yaml_ids=yaml_ids,
+                       md_text=md_text, md_cell=md_cell, md_code=md_code, md_fence=md_fence, uri=uri,
                        month_day_time=month_day_time, human_time=dates.time, human_day=dates.day,
                        edition_time=edition_time, unbroken=unbroken, tojson_pretty=to_json, json_ld=json_ld,
                        absolute_urls=absolute_urls, as_text=str,
