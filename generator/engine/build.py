@@ -17,10 +17,10 @@ from ..content.findings import Finding
 from ..content.images import ImageChanged
 from ..content.manifests import ManifestChanged
 from ..output.store import OutputStore
+from ..render.kinds import navigation
 from ..render.teaser import Teaser
 from ..render.templates import Renderer, template_finding
 from ..site import LAST, Output
-from ..render.kinds import navigation
 from .check import Checked, check_site, learned
 from .memo import Memo
 from .pages import (

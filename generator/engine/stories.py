@@ -15,10 +15,10 @@ from ..content.images import ImageFile
 from ..content.layout import file_digest
 from ..content.models import ManifestFile
 from ..output.store import OutputStore, Receipt
+from ..render.kinds import story_keys
 from ..render.story_view import related_views, story_view
 from ..render.teaser import teaser_data
 from ..render.templates import Renderer
-from ..render.kinds import story_keys
 from ..site.search import indexed_part
 from .check import Checked
 from .fingerprint import fingerprint

@@ -30,9 +30,8 @@ from ..content.layout import key_of, template_dirs
 from ..content.limits import MAX_INPUT_BYTES
 from ..content.layout import is_utf8
 from ..content.source import read_bounded
-from .dates import ReaderDates, edition_time, unbroken
 from .authors import name_separator
-from .kinds import KINDS
+from .dates import ReaderDates, edition_time, unbroken
 from .formats import (
     json_ld,
     md_cell,
@@ -46,6 +45,7 @@ from .formats import (
     yaml_ids,
     yaml_scalar,
 )
+from .kinds import KINDS
 from .links import absolute_urls
 from .structured import news_article, profile_page, source_record, website
 
@@ -144,7 +144,8 @@ def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any, xml: 
                        profile_page=lambda about: profile_page(about, config),
                        source_record=lambda manifest: source_record(manifest, config),
                        website=lambda _: website(config))
-    env.globals.update(site=config, base_path=urlsplit(config.root_url).path, nav=nav, kinds=KINDS, range=bounded_range)
+    env.globals.update(site=config, base_path=urlsplit(config.root_url).path, nav=nav, kinds=KINDS,
+                       range=bounded_range)
     return env
 
 

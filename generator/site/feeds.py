@@ -13,8 +13,8 @@ from jinja2 import TemplateRuntimeError
 
 from .. import __version__
 from ..content.config import SiteConfig
-from ..render.teaser import Teaser, as_fields
 from ..render.kinds import LIST_KINDS, Declared
+from ..render.teaser import Teaser, as_fields
 from .lists import by_term, newest_first
 from .moments import EPOCH, modified
 from .outputs import SITE_TOML, Output, Site, producer

@@ -11,9 +11,9 @@ from typing import Any
 
 from ..content.config import SiteConfig
 from ..render.dates import edition_time
+from ..render.kinds import KINDS, LIST_KINDS, Declared, ListKind, terms_of
 from ..render.story_view import Term
 from ..render.teaser import Teaser
-from ..render.kinds import KINDS, LIST_KINDS, Declared, ListKind, terms_of
 
 
 def newest_first(stories: Sequence[Teaser]) -> list[Teaser]:

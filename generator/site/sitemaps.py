@@ -5,8 +5,8 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator, Sequence
 
-from ..render.teaser import Teaser
 from ..render.kinds import LIST_KINDS, terms_of
+from ..render.teaser import Teaser
 from .lists import newest_first
 from .moments import EPOCH, moment, modified
 from .outputs import SITE_TOML, Output, Site, producer
