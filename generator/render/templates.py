@@ -55,6 +55,12 @@ def byline_separator(loop: Any) -> str:
     return name_separator(loop.index0, loop.length)
 
 
+def index_by(items: Iterable[Any], attribute: str) -> dict[Any, Any]:
+    """The items by the value of one attribute (the last of those that share one): `story.ledger |
+    index_by("manifest_id")` finds a ledger row by its manifest id, as each paragraph's evidence needs."""
+    return {getattr(item, attribute): item for item in items}
+
+
 def current(canonical: str, url: str, section: bool = True) -> Markup:
     """The aria-current attribute of a navigation link to `url` on the page at `canonical`: "page" on the
     link to the page itself, "true" on the link to the section it is in (`section`), else none."""
@@ -135,8 +141,8 @@ def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any, xml: 
     env = Environment(loader=templates, bytecode_cache=_COMPILED[xml], finalize=xml_escape if xml else None,
                       auto_reload=False, **_OPTIONS)  # (the templates are read once, when the build starts)
     dates = ReaderDates(config.timezone, config.date_format, config.day_format)
-    env.filters.update(current=current, byline_separator=byline_separator, yaml=yaml_scalar, yaml_ids=yaml_ids,
-                       md_text=md_text, md_cell=md_cell, md_code=md_code, md_fence=md_fence, uri=uri,
+    env.filters.update(current=current, byline_separator=byline_separator, index_by=index_by, yaml=yaml_scalar,
+                       yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell, md_code=md_code, md_fence=md_fence, uri=uri,
                        month_day_time=month_day_time, human_time=dates.time, human_day=dates.day,
                        edition_time=edition_time, unbroken=unbroken, tojson_pretty=to_json, json_ld=json_ld,
                        absolute_urls=absolute_urls, as_text=str,
