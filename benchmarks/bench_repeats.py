@@ -13,8 +13,8 @@ import random
 import statistics
 import time
 
-from generator.analysis.minhash import CandidateIndex
-from generator.analysis.similarity import fingerprints, jaccard
+from generator.analysis.minhash import CandidateIndex, sketch
+from generator.analysis.similarity import jaccard, shingles
 
 START = dt.datetime(2026, 1, 1, tzinfo=dt.timezone.utc)
 WINDOW = dt.timedelta(days=7)
@@ -45,9 +45,9 @@ def corpus(count: int, seed: int = 7) -> tuple[list[dt.datetime], list[str], int
 def run(published: list[dt.datetime], texts: list[str]) -> dict[str, float]:
     """One pass of what the LP040 rule does, timed by phase."""
     began = time.perf_counter()
-    sets = fingerprints(texts)
+    sets = [shingles(text) for text in texts]
     shingled = time.perf_counter()
-    index = CandidateIndex.of_sets(sets, THRESHOLD)
+    index = CandidateIndex([sketch(values) for values in sets], [values.size == 0 for values in sets], THRESHOLD)
     indexed = time.perf_counter()
     candidates = found = 0
     for later in range(len(texts)):

@@ -11,13 +11,13 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from generator.analysis.minhash import CandidateIndex, bands
-from generator.analysis.related import related_keys
+from generator.analysis.minhash import CandidateIndex, bands, sketch
+from generator.analysis.related import RelatedIndex, story_citations
 from generator.analysis.repeats import Dated, repeats
 from generator.analysis.similarity import (
     _BASE,
     _MIX,
-    fingerprints,
+    features,
     jaccard,
     shingles,
     tokens,
@@ -143,8 +143,8 @@ def test_bands_find_a_pair_at_the_threshold_almost_surely():
 
 
 def test_candidate_index_finds_the_near_copy_and_not_the_other_story():
-    sets = fingerprints([FERRY, FERRY_OTHER, FERRY_EDITED, ""])
-    index = CandidateIndex.of_sets(sets, 0.6)
+    sets = [shingles(text) for text in (FERRY, FERRY_OTHER, FERRY_EDITED, "")]
+    index = CandidateIndex([sketch(values) for values in sets], [values.size == 0 for values in sets], 0.6)
     assert index.near(0) == [2] and index.near(2) == [0]
     assert index.near(1) == [] and index.near(3) == []
 
@@ -178,11 +178,15 @@ def _story(title: str, day: int, newsroom: str, manifests: list[str], body: str)
             f"newsroom: {newsroom}\nbeat: policy\ntrust: reported\nledger:\n{ledger}---\n\n{body}")
 
 
-def _related(tmp_path: Path, stories: dict[str, str], **options) -> dict[str, list[str]]:
+def _related(tmp_path: Path, stories: dict[str, str], limit: int = 4,
+             earlier_only: bool = True) -> dict[str, list[str]]:
+    """Story key -> up to `limit` keys of the stories most like it, as a build finds them."""
     files = {**base_files(), **{f"content/stories/{path}.md": text for path, text in stories.items()}}
     content = load_content(write_tree(tmp_path, files))
-    bodies = {s.path: parse_body(s.body, s.body_line) for s in content.stories}
-    return related_keys(content.stories, bodies, **options)
+    loaded = content.stories
+    cited = {s.path: story_citations(s, parse_body(s.body, s.body_line)) for s in loaded}
+    index = RelatedIndex([s.brief() for s in loaded], cited, {s.path: features(s.body) for s in loaded}, earlier_only)
+    return {key: index.related(key, limit) for key in index.keys}
 
 
 def test_related_stories_share_manifests_or_text_same_newsroom_first(tmp_path: Path):

@@ -113,10 +113,6 @@ class CandidateIndex:
         index.count, index.rows, index.keys, index._near = data["count"], data["rows"], data["keys"], data["near"]
         return index
 
-    @classmethod
-    def of_sets(cls, sets: Sequence[np.ndarray], threshold: float, recall: float = RECALL) -> CandidateIndex:
-        return cls([sketch(values) for values in sets], [values.size == 0 for values in sets], threshold, recall)
-
     def near(self, key: int) -> list[int]:
         """Positions of the other sets that share a band with set `key`, in order."""
         return self._near[key]

@@ -13,7 +13,7 @@ import numpy as np
 from ..content.body import Body
 from ..content.models import Story, StoryBrief
 from .minhash import CandidateIndex, estimate
-from .similarity import Features, features, instant
+from .similarity import Features, instant
 from .terms import WordSets, distinctive, idf_weights, top_words
 
 RELATED_THRESHOLD = 0.5   # text candidates: a shared passage, not a shared topic
@@ -26,15 +26,6 @@ NEIGHBOURS = 32           # per shared manifest, the stories nearest in time tha
 
 
 TERM_NEIGHBOURS = 8       # per distinctive word, likewise
-
-
-def related_keys(stories: Sequence[Story], bodies: Mapping[str, Body], limit: int = 4,
-                 earlier_only: bool = True) -> dict[str, list[str]]:
-    """Story key -> up to `limit` keys of the stories most like it (see RelatedIndex)."""
-    cited = {story.path: story_citations(story, bodies[story.path]) for story in stories}
-    known = {story.path: features(story.body) for story in stories}
-    index = RelatedIndex([story.brief() for story in stories], cited, known, earlier_only)
-    return {key: index.related(key, limit) for key in index.keys}
 
 
 class RelatedIndex:

@@ -8,7 +8,6 @@ import re
 import string
 import sys
 from array import array
-from collections.abc import Iterable
 from typing import NamedTuple
 
 import numpy as np
@@ -151,11 +150,6 @@ class _Candidates(dict):
 
 
 _CANDIDATE = _Candidates()
-
-
-def fingerprints(texts: Iterable[str]) -> list[np.ndarray]:
-    """The shingle sets of many texts."""
-    return [shingles(text) for text in texts]
 
 
 def jaccard(a: np.ndarray, b: np.ndarray) -> float:
