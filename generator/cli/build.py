@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NoReturn
 import click
 
 from .. import __version__
+from ..content.findings import counted
 from ..content.layout import CACHE_DIR, key_of
 from ..engine.state import (
     State,
@@ -26,8 +27,9 @@ from ..engine.state import (
 )
 from ..output.look import LiveLook
 from ..output.record import intact, load_record
+from ..render.dates import iso_z
 from .cache import load_memo_kept
-from .options import ROOT, build_now, counted, finding_line, findings_summary, print_findings, require_site
+from .options import ROOT, build_now, finding_line, findings_summary, print_findings, require_site
 
 if TYPE_CHECKING:
     from ..engine.build import Options
@@ -162,7 +164,7 @@ def scheduled_line(scheduled: list[tuple[str, str, dt.datetime]]) -> str:
     """How many stories wait for their time, and which is next: they go out with the first build after it."""
     path, _, when = scheduled[0]
     return (f"{counted(len(scheduled), 'story')} scheduled, not built yet; the next, {path}, is due at "
-            f"{when.strftime('%Y-%m-%dT%H:%M:%SZ')} (a build at or after that time publishes it)")
+            f"{iso_z(when)} (a build at or after that time publishes it)")
 
 
 def _built_line(summary: dict[str, int], seconds: float, target: Path, prefix: str = "built ") -> str:
@@ -171,8 +173,8 @@ def _built_line(summary: dict[str, int], seconds: float, target: Path, prefix: s
     written = "nothing written" if prefix.startswith("up to date") else (
         f"{counts['written']:,} written, {counts['skipped']:,} unchanged, {counts['deleted']:,} deleted")
     stories, pages, files = counts["stories"], counts["pages"], counts["files"]
-    return (f"{prefix}{stories:,} {'story' if stories == 1 else 'stories'}, {pages:,} page{'' if pages == 1 else 's'}, "
-            f"{files:,} file{'' if files == 1 else 's'} in {target} ({written}) in {seconds:.2f} s")
+    return (f"{prefix}{counted(stories, 'story')}, {counted(pages, 'page')}, {counted(files, 'file')} in {target} "
+            f"({written}) in {seconds:.2f} s")
 
 
 class Progress:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import sys
 import time
@@ -11,8 +10,10 @@ from typing import TYPE_CHECKING
 
 import click
 
+from ..content.findings import counted
+from ..render.dates import iso_z
 from .cache import site_checked
-from .options import ROOT, counted, detail, print_findings, say, verbosity
+from .options import ROOT, detail, print_findings, say, verbosity
 
 if TYPE_CHECKING:
     from ..content.findings import Finding
@@ -48,7 +49,7 @@ def check(root: Path, form: str, force: bool) -> None:
     for path in sorted(drafts):
         detail(f"draft (not built without --drafts): {path}")
     for story in sorted(checked.scheduled, key=lambda s: (s.published, s.path)):
-        detail(f"scheduled (built from {story.published.astimezone(dt.timezone.utc):%Y-%m-%dT%H:%M:%SZ}): {story.path}")
+        detail(f"scheduled (built from {iso_z(story.published)}): {story.path}")
     detail(f"checked in {time.perf_counter() - started:.2f} s")
     sys.exit(1 if any(f.severity == "error" for f in findings) else 0)
 
@@ -80,7 +81,7 @@ def retraction_lines(checked: Checked) -> list[str]:
 
     lines = []
     for item in affected([*checked.stories, *checked.scheduled], checked.manifests) if checked.config is not None else []:
-        lines.append(f"retraction: manifest '{item.manifest_id}' ({item.what}) is cited by {len(item.stories)} "
-                     f"stor{'y' if len(item.stories) == 1 else 'ies'}:")
+        lines.append(f"retraction: manifest '{item.manifest_id}' ({item.what}) is cited by "
+                     f"{counted(len(item.stories), 'story')}:")
         lines += [f"  {path}: {'corrected' if corrected else 'no correction yet (LP026)'}" for path, corrected in item.stories]
     return lines

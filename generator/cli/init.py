@@ -11,6 +11,7 @@ from string import Template
 
 import click
 
+from ..render.dates import iso_z
 from .options import detail, say, verbosity
 
 _BASE_URL = re.compile(r"^https?://[^\s/]+(/\S*)?$")
@@ -93,7 +94,7 @@ def starter_files(title: str, base_url: str, now: dt.datetime, mint) -> dict[str
     values = {"title_string": json.dumps(title, ensure_ascii=False), "base_url_string": json.dumps(base_url),
               "about_url_string": json.dumps(f"{base_url}/about/"), "manifest_id": manifest_id,
               "claim_cites": claims[0], "claim_checked": claims[1], "claim_pages": claims[2],
-              "story_published": _stamp(now), "manifest_published": _stamp(now - dt.timedelta(hours=1))}
+              "story_published": iso_z(now), "manifest_published": iso_z(now - dt.timedelta(hours=1))}
     starter = resources.files(__package__).joinpath("starter")
     day = now.date().isoformat()
     names = {"content/site.toml": "content/site.toml",
@@ -106,5 +107,3 @@ def starter_files(title: str, base_url: str, now: dt.datetime, mint) -> dict[str
             for target, source in names.items()}
 
 
-def _stamp(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -12,7 +12,8 @@ from urllib.parse import urlsplit
 
 import click
 
-from .options import ROOT, counted, detail, print_findings, require_site, say, verbosity
+from ..content.findings import counted
+from .options import ROOT, detail, print_findings, require_site, say, verbosity
 
 _URL = re.compile(r"^https?://\S+$")
 

@@ -10,6 +10,8 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from ..content.findings import counted
+
 if TYPE_CHECKING:
     from ..content.findings import Finding
 
@@ -86,10 +88,6 @@ def findings_summary(findings: list[Finding]) -> str:
     errors = sum(f.severity == "error" for f in findings)
     warnings = len(findings) - errors
     files = len({f.path for f in findings})
-    return f"{errors} error{'s' * (errors != 1)}, {warnings} warning{'s' * (warnings != 1)} in {files} file{'s' * (files != 1)}"
+    return f"{counted(errors, 'error')}, {counted(warnings, 'warning')} in {counted(files, 'file')}"
 
 
-def counted(number: int, noun: str) -> str:
-    """'1 story', '2 stories', '0 manifests'."""
-    plural = noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
-    return f"{number:,} {noun if number == 1 else plural}"

@@ -87,3 +87,9 @@ class SourceMap:
     def finding(self, loc: Loc, code: str, message: str, subject: str = "") -> Finding:
         line, col = self.at(loc)
         return Finding(self.path, line, col, code, message, subject=subject)
+
+
+def counted(number: int, noun: str) -> str:
+    """'1 story', '2 stories', '0 manifests': how every message counts things."""
+    plural = noun[:-1] + "ies" if noun.endswith("y") else noun + "s"
+    return f"{number:,} {noun if number == 1 else plural}"

@@ -8,6 +8,7 @@ import os
 import shutil
 from pathlib import Path
 
+from ..content.findings import counted
 from ..output.files import link_or_copy
 from ..output.switch import switch
 from ..output.tree import in_the_way
@@ -49,14 +50,14 @@ class FolderTarget:
     def plan(self, local: dict[str, Item]) -> Plan:
         present = _files(self.dest)
         if present and MANIFEST not in present:
-            raise PublishError(f"{self.dest} holds {len(present)} file{'s' * (len(present) != 1)} that ledgerpress did "
+            raise PublishError(f"{self.dest} holds {counted(len(present), 'file')} that ledgerpress did "
                                "not publish: publish into an empty folder, or one ledgerpress published to before")
         foreign = sorted(rel for rel in present if rel not in self.ours and rel != MANIFEST)
         clash = sorted({*(rel for rel in foreign if rel in local and sha256(self.dest / rel) != local[rel].sha256),
                         *in_the_way(foreign, local)})
         if clash:
             raise PublishError(f"{self.dest / clash[0]} was not published by ledgerpress and would be replaced "
-                               f"({len(clash)} such file{'s' * (len(clash) != 1)}): move it, or publish elsewhere")
+                               f"({counted(len(clash), 'such file')}): move it, or publish elsewhere")
         self.others = [rel for rel in foreign if rel not in local]
         plan = Plan(delete=sorted(rel for rel in self.ours if rel in present and rel not in local))
         for rel, item in local.items():

@@ -10,6 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from urllib.parse import urlsplit
 
+from ..content.findings import counted
 from . import MANIFEST, THREADS, Item, Plan, PublishError
 
 
@@ -48,7 +49,7 @@ class S3Target:
                          and not known.get(rel, {}).get("sha256"))  # neither recorded nor marked as ours
         if foreign:
             raise PublishError(f"s3://{self.bucket}/{self.key(foreign[0])} was not published by ledgerpress and would "
-                               f"be replaced ({len(foreign)} such object{'s' * (len(foreign) != 1)}): move it, or "
+                               f"be replaced ({counted(len(foreign), 'such object')}): move it, or "
                                "publish under another prefix")
         plan = Plan(delete=sorted(rel for rel in self.previous if rel in self.remote and rel not in local))
         for rel, item in local.items():

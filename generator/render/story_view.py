@@ -15,6 +15,7 @@ from ..checks.waivers import reasons
 from ..content.authors import Author
 from ..content.body import Body, render_block
 from ..content.config import SiteConfig
+from ..content.findings import counted
 from ..content.images import ImageFile
 from ..content.models import ManifestFile, Story
 from .authors import AuthorView, author_views, byline
@@ -243,7 +244,7 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
         beat=Term(slug=meta.beat, name=config.beats.get(meta.beat, meta.beat),
                   url=config.url(KINDS["beat"].path(meta.beat))),
         trust=trust, source_count=sources, cited_manifest_ids=ids, authors=writers, byline=byline(writers),
-        trust_line=f"{trust.name} · {sources} source{'s' if sources != 1 else ''} · {newsroom.name} · "
+        trust_line=f"{trust.name} · {counted(sources, 'source')} · {newsroom.name} · "
                    f"Published {shown_time(iso_z(published), config.timezone, config.date_format)}",
         image=lead, images=pictures, corrections=correction_views(story),
         key_facts=[KeyFactView(text=f.text, labels=f.labels, cites=f.cites) for f in meta.key_facts],

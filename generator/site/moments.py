@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 
+from ..render.dates import iso_z
 from ..render.teaser import Teaser
 
 EPOCH = "1970-01-01T00:00:00Z"  # when a list with no story in it last changed
@@ -26,4 +27,4 @@ def modified(story: Teaser) -> str:
 @functools.lru_cache(maxsize=1 << 16)
 def _modified(updated: str, published: str) -> str:
     latest = max(moment(updated), moment(published))
-    return latest.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return iso_z(latest)
