@@ -14,12 +14,12 @@ import click
 
 from .. import __version__
 from ..content.findings import counted
-from ..content.layout import CACHE_DIR, key_of
+from ..content.layout import CACHE_DIR
 from ..engine.state import (
     State,
-    code_digest,
     content_digests,
     load_state,
+    memo_key,
     options_key,
     save_state,
     scan,
@@ -97,15 +97,15 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
         from ..site.search import SHARDS
 
         digests = content_digests(root, state.inputs)
-        memo_key = key_of(code_digest(state.inputs), digests.get("content/site.toml", ""), state.key)
-        memo = None if force else load_memo_kept(root, state.key, memo_key)
+        kept = memo_key(state.inputs, digests, state.key)
+        memo = None if force else load_memo_kept(root, state.key, kept)
         with _output_errors(target):
             store = FolderStore(target, root, state.build, look)
     with _output_errors(target):
         try:
             with Progress() as progress:
                 try:
-                    result = build_site(root, store, options, memo, digests, progress, (memo_key, state.key))
+                    result = build_site(root, store, options, memo, digests, progress, (kept, state.key))
                 except MemoDamaged as err:  # found only when read, halfway through: nothing is published
                     raise click.ClickException(f"{err}; {target.name}/ left as it was") from None
             print_findings(result.findings, err=True)

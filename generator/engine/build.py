@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import functools
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,14 +21,14 @@ from ..render.kinds import navigation
 from ..render.teaser import Teaser
 from ..render.templates import Renderer, template_finding
 from ..site import LAST, Output
-from .check import Checked, check_site, learned
+from .check import Checked, Progress, check_site, learned
+from .fingerprint import qualified_name
 from .memo import Memo
 from .pages import (
     PageMaking,
     collisions,
     make_outputs,
     output_fingerprint,
-    producer_name,
     site_fingerprint,
     site_outputs,
     stale_outputs,
@@ -46,7 +46,6 @@ from .stories import (
     story_jobs,
 )
 
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -181,7 +180,7 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
         moved = {path for path, code in memo.reads.items() if outputs.get(path, "") != code}
         stale = {path for path, page in memo.pages.items() if moved.intersection(page.reads)}
         producers = {memo.pages[path].producer for path in stale}
-        if not producers & {producer_name(produce) for produce in LAST}:
+        if not producers & {qualified_name(produce) for produce in LAST}:
             result.reads = {path: outputs.get(path, "") for path in memo.reads}
             planned = site_outputs(config, _teasers(stories, memo), checked.manifests, checked.pages, (), checked.authors,
                                    checked.images, only=producers) if stale else []

@@ -22,7 +22,6 @@ from ..content.authors import Author, load_authors
 from ..content.config import CONFIG_NAME, SiteConfig, load_config
 from ..content.findings import Finding
 from ..content.images import ImageFile, image_files, read_image
-from ..content.layout import key_of
 from ..content.manifests import KnownManifest, load_manifest
 from ..content.models import ManifestFile, Page, StoryBrief, StoryFile
 from ..content.pages import load_page, page_files
@@ -31,9 +30,9 @@ from ..content.stories import story_body, story_files
 from .clock import build_time
 from .memo import Memo, take
 from .pool import run_all
-from .read import Reading, Spill, Spilled, read_story
+from .read import Reading, Spill, Spilled, manifest_digest, read_story
 from .records import ImageRecord, ManifestRecord, StoryRecord
-from .state import code_digest, options_key
+from .state import memo_key, options_key
 
 Progress = Callable[[str, int, int], None]
 
@@ -110,7 +109,7 @@ def check_key(inputs: Mapping[str, list], digests: Mapping[str, str], drafts: bo
     scan found: its records hold while the generator and site.toml do; LP040's index, also whether drafts are
     among the stories compared. (A build's memo is keyed by its own options.)"""
     options = options_key(__version__, command="check", drafts=drafts)
-    return key_of(code_digest(inputs), digests.get("content/site.toml", ""), options), options
+    return memo_key(inputs, digests, options), options
 
 
 def learned(checked: Checked, records: Mapping[str, StoryRecord], key: str, options: str,
@@ -207,7 +206,7 @@ def _read_stories(root: Path, checked: Checked, memo: Memo | None, digests: Mapp
 
 
 def _same_refs(record: StoryRecord, manifests: Mapping[str, ManifestFile]) -> bool:
-    return all((manifests[i].digest if i in manifests else "") == code for i, code in record.refs.items())
+    return all(manifest_digest(manifests, i) == code for i, code in record.refs.items())
 
 
 def _repeats(root: Path, checked: Checked, members: list[StoryRecord], memo: Memo | None,

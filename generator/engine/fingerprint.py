@@ -67,9 +67,9 @@ def _feed_other(update: Callable[[bytes], None], value: Any) -> None:
     elif isinstance(value, (set, frozenset)):
         _feed(update, sorted(value))
     elif isinstance(value, functools.partial):
-        _feed(update, (_name(value.func), value.args, value.keywords))
+        _feed(update, (qualified_name(value.func), value.args, value.keywords))
     elif callable(value):
-        update(b"c" + _name(value).encode() + b";")
+        update(b"c" + qualified_name(value).encode() + b";")
     else:
         raise TypeError(f"cannot take the fingerprint of a {type(value).__name__}")
 
@@ -79,5 +79,6 @@ def _field_names(kind: type) -> tuple[str, ...]:
     return tuple(found.name for found in dataclasses.fields(kind))
 
 
-def _name(func: Callable) -> str:
+def qualified_name(func: Callable) -> str:
+    """module.qualname of a function (a producer's name, in the memo and in fingerprints)."""
     return f"{getattr(func, '__module__', '')}.{getattr(func, '__qualname__', repr(func))}"

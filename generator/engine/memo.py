@@ -40,12 +40,12 @@ class Memo:
     stories: dict[str, StoryRecord] = field(default_factory=dict)       # by path as shown
     pages: dict[str, PageRecord] = field(default_factory=dict)          # by output path
     site: str = ""                 # the fingerprint of what site outputs are made from (engine/pages.py) ...
+    reads: dict[str, str] = field(default_factory=dict)  # ... but the story outputs they read, by path: digest
     repeats: dict | None = None    # LP040's RepeatIndex.snapshot()
     related: dict | None = None    # the RelatedIndex.snapshot(), with every story's related stories
     scores: dict[tuple[str, str], float] = field(default_factory=dict)  # LP040's exact scores, by file digests
     search: SearchRecord | None = None
     images: dict[str, ImageRecord] = field(default_factory=dict)       # image files by path as shown
-    reads: dict[str, str] = field(default_factory=dict)  # ... but the story outputs they read, by path: digest
     # The files the story records were loaded from, by shard (Shard). Not saved itself; a build hands it from the
     # memo it was given to the next.
     loaded: dict[int, Shard] = field(default_factory=dict, repr=False, compare=False)

@@ -12,10 +12,11 @@ from ..content.findings import Finding
 from ..content.images import ImageFile
 from ..content.models import ManifestFile, Page
 from ..output.store import OutputStore, Receipt
+from ..output.tree import folders_of
 from ..render.teaser import Teaser
 from ..render.templates import Renderer
 from ..site import LAST, PRODUCERS, Output, Site
-from .fingerprint import fingerprint
+from .fingerprint import fingerprint, qualified_name
 from .pool import run_all
 from .records import PageRecord
 
@@ -24,36 +25,31 @@ PAGES = "content/pages/"  # where the plain pages come from
 
 
 def site_outputs(config: SiteConfig, stories: Sequence[Teaser], manifests: Mapping[str, ManifestFile],
-                 pages: Sequence[Page], story_paths: Sequence[str], authors: Mapping[str, Author] | None = None,
-                 images: Mapping[str, ImageFile] | None = None,
-                 only: Collection[str] | None = None) -> list[tuple[str, Output]]:
+                 pages: Sequence[Page], story_paths: Sequence[str], authors: Mapping[str, Author],
+                 images: Mapping[str, ImageFile], only: Collection[str] | None = None) -> list[tuple[str, Output]]:
     """Every output the producers make, each with its producer's name; the last ones are told every other
     output's path. `only`: just the producers of these names, none of them a last one."""
-    site = Site(config, stories, manifests, pages, authors=authors or {}, images=images or {})
+    site = Site(config, stories, manifests, pages, authors=authors, images=images)
     if only is not None:
-        return [(name, output) for produce in PRODUCERS if (name := producer_name(produce)) in only
+        return [(name, output) for produce in PRODUCERS if (name := qualified_name(produce)) in only
                 for output in produce(site)]
-    outputs = [(producer_name(produce), output) for produce in PRODUCERS for output in produce(site)]
+    outputs = [(qualified_name(produce), output) for produce in PRODUCERS for output in produce(site)]
     site.paths = sorted({*story_paths, *(output.path for _, output in outputs)})
-    outputs.extend((producer_name(produce), output) for produce in LAST for output in produce(site))
+    outputs.extend((qualified_name(produce), output) for produce in LAST for output in produce(site))
     return outputs
 
 
-def producer_name(produce: Callable) -> str:
-    return f"{produce.__module__}.{produce.__qualname__}"
-
-
 def site_fingerprint(teasers: Sequence[str], manifests: Mapping[str, ManifestFile], pages: Sequence[Page],
-                     story_paths: Sequence[str], renderer: Renderer, authors: Mapping[str, Author] | None = None,
-                     images: Mapping[str, ImageFile] | None = None) -> str:
+                     story_paths: Sequence[str], renderer: Renderer, authors: Mapping[str, Author],
+                     images: Mapping[str, ImageFile]) -> str:
     """All that producers read but the story outputs some of them read (every story's teaser, by its digest,
     every manifest, page, author and image, every output path of the stories) and every template: while it
     stays the same, an output is made again only if a story output it reads changed."""
     manifest_digests = sorted((i, found.digest) for i, found in manifests.items())
     return fingerprint(list(teasers), manifest_digests, list(pages), list(story_paths),
                        renderer.digest(*renderer.templates.list_templates()),
-                       sorted((slug, author.digest) for slug, author in (authors or {}).items()),
-                       sorted((src, image.digest) for src, image in (images or {}).items()))
+                       sorted((slug, author.digest) for slug, author in authors.items()),
+                       sorted((src, image.digest) for src, image in images.items()))
 
 
 def collisions(outputs: Sequence[Output], taken: Mapping[str, str]) -> tuple[set[int], list[Finding]]:
@@ -61,26 +57,21 @@ def collisions(outputs: Sequence[Output], taken: Mapping[str, str]) -> tuple[set
     (or a story variant's, in `taken`), or a file stands where it needs a folder, or the other way round. A
     plain page yields to what the build makes itself."""
     owners = dict(taken)
-    folders = {folder: source for path, source in owners.items() for folder in _folders(path)}
+    folders = {folder: source for path, source in owners.items() for folder in folders_of([path])}
     lost, findings = set(), []
     for n in sorted(range(len(outputs)), key=lambda n: outputs[n].source.startswith(PAGES)):
         output = outputs[n]
         other = owners.get(output.path) or folders.get(output.path) or next(
-            (owners[folder] for folder in _folders(output.path) if folder in owners), None)
+            (owners[folder] for folder in sorted(folders_of([output.path])) if folder in owners), None)
         if other is None:
             owners[output.path] = output.source
-            folders.update(dict.fromkeys(_folders(output.path), output.source))
+            folders.update(dict.fromkeys(folders_of([output.path]), output.source))
             continue
         lost.add(n)
         url = "/" + output.path.removesuffix("index.html")
         findings.append(Finding(output.source, 1, 1, "LP011", f"same URL {url} as {other}: expected each page "
                                 "at a path of its own"))
     return lost, findings
-
-
-def _folders(path: str) -> list[str]:
-    parts = path.split("/")[:-1]
-    return ["/".join(parts[:n]) for n in range(1, len(parts) + 1)]
 
 
 def output_fingerprint(output: Output, renderer: Renderer, made: Mapping[str, str]) -> str:
@@ -108,7 +99,7 @@ class PageMaking:
     config: SiteConfig
     renderer: Renderer
     store: OutputStore
-    outputs: Sequence[Output] = ()
+    outputs: Sequence[Output]
 
 
 def make_output(making: PageMaking, position: int) -> Receipt:

@@ -25,6 +25,7 @@ from ..content.models import FrontMatter, ImageUse, ManifestFile, Story
 from ..content.source import front_matter, read_bounded
 from ..content.stories import load_story
 from ..render.story_view import SectionView, section_rows, sections_of
+from ..output.files import write_all
 from .records import StoryRecord
 from .scratch import clear_leftovers
 
@@ -57,9 +58,7 @@ class Spill:
             self._writer = (os.getpid(), name, os.open(name, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600))
         _, name, descriptor = self._writer
         offset = os.lseek(descriptor, 0, os.SEEK_END)
-        view = memoryview(data)
-        while view:
-            view = view[os.write(descriptor, view):]
+        write_all(descriptor, data)
         return Spilled(name, offset, len(data))
 
     def get(self, spilled: Spilled) -> bytes:
@@ -113,7 +112,7 @@ def read_story(reading: Reading, shown: str) -> Read:
     if not isinstance(story, Story):
         return Read(StoryRecord(shown, code, {}, [*findings, *local], draft=_marked_draft(reading.root, shown, data)))
     cited = story_citations(story, body)
-    refs = {i: _digest(reading.manifests, i) for i in sorted(cited | {entry.manifest for entry in story.meta.ledger})}
+    refs = {i: manifest_digest(reading.manifests, i) for i in sorted(cited | {entry.manifest for entry in story.meta.ledger})}
     spilled = None
     if reading.spill is not None:
         rows = section_rows(story, body, reading.manifests, reading.images, reading.config)
@@ -129,7 +128,8 @@ def _marked_draft(root: str, shown: str, data: bytes) -> bool:
     return parsed is not None and isinstance(parsed[0], dict) and parsed[0].get("draft") is True
 
 
-def _digest(manifests: Mapping[str, ManifestFile], manifest_id: str) -> str:
+def manifest_digest(manifests: Mapping[str, ManifestFile], manifest_id: str) -> str:
+    """The digest of the manifest of this id as this build read it ("": none)."""
     found = manifests.get(manifest_id)
     return found.digest if found is not None else ""
 

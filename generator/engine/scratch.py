@@ -37,6 +37,6 @@ def _running(pid: int) -> bool:
         os.kill(pid, 0)
     except ProcessLookupError:
         return False
-    except (PermissionError, OverflowError):
-        return True
+    except (PermissionError, OverflowError):  # another user's process, or no pid at all: not ours to judge
+        pass
     return True

@@ -8,7 +8,7 @@ import json
 import os
 import stat
 import time
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -197,3 +197,9 @@ def code_digest(inputs: dict[str, Stamp]) -> str:
     """The generator's own code as the scan found it: a change to it makes every cached result stale."""
     top = f"{PACKAGE}{os.sep}"
     return key_of(*sorted(f"{path[len(top):]}\0{stamp[3]}" for path, stamp in inputs.items() if path.startswith(top)))
+
+
+def memo_key(inputs: dict[str, Stamp], digests: Mapping[str, str], options: str) -> str:
+    """What a memo is good for: the generator's code, site.toml (which every record depends on) and the options
+    of the command that made it. A memo under another key is not used."""
+    return key_of(code_digest(inputs), digests.get("content/site.toml", ""), options)

@@ -4,7 +4,7 @@ already as they would be made now, and the making of the rest, on every core."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import orjson
 
@@ -20,7 +20,7 @@ from ..render.story_view import related_views, story_view
 from ..render.teaser import teaser_data
 from ..render.templates import Renderer
 from ..site.search import indexed_part
-from .check import Checked
+from .check import Checked, Progress
 from .fingerprint import fingerprint
 from .memo import Memo, take
 from .pool import run_all
@@ -51,7 +51,7 @@ def related_stories(checked: Checked, memo: Memo | None) -> tuple[dict[str, list
 
 
 def story_jobs(checked: Checked, related: Mapping[str, list[str]]) -> list[StoryJob]:
-    """The job of every story of the site, by path."""
+    """The job of every story of the site, in order of path."""
     ordered = sorted(checked.stories, key=lambda s: s.path)
     link: dict[str, tuple[str, str, str]] = {}  # each key's first story by path, as a link to it
     for story in ordered:
@@ -81,16 +81,16 @@ class Making:
     renderer: Renderer
     templates: str
     store: OutputStore
-    spill: Spill | None
+    spill: Spill
     spilled: Mapping[str, Spilled]
-    authors: Mapping[str, Author] = field(default_factory=dict)
-    images: Mapping[str, ImageFile] = field(default_factory=dict)
+    authors: Mapping[str, Author]
+    images: Mapping[str, ImageFile]
 
 
 def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
     """One story's view and three variants, put in the store; its teaser for the pages that list it."""
     spilled = making.spilled.get(job.path)
-    if spilled is not None and making.spill is not None:
+    if spilled is not None:
         story, sections = spilled_story(making.spill, spilled, job.path)
     else:  # the memo held the story unchanged, but its variants must be made again
         story, sections = sections_again(Reading(making.root, making.config, making.manifests, None, making.images),
@@ -124,7 +124,7 @@ def stale_stories(jobs: list[StoryJob], records: Mapping[str, StoryRecord], temp
 
 
 def make_stories(making: Making, jobs: list[StoryJob], workers: int,
-                 progress: Callable[[str, int, int], None] | None = None) -> dict[str, Rendered]:
+                 progress: Progress | None = None) -> dict[str, Rendered]:
     """Make these jobs' variants on every core; each story's Rendered by path."""
     made = {}
     for done, (job, (receipts, rendered)) in enumerate(zip(jobs, run_all(make_story, making, jobs, workers)), 1):

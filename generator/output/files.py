@@ -29,11 +29,16 @@ def write_file(path: str, data: bytes) -> None:
     open() costs more)."""
     descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC, 0o666)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(descriptor, view):]
+        write_all(descriptor, data)
     finally:
         os.close(descriptor)
+
+
+def write_all(descriptor: int, data: bytes) -> None:
+    """All of these bytes to an open file or pipe (one write may take only part of them)."""
+    view = memoryview(data)
+    while view:
+        view = view[os.write(descriptor, view):]
 
 
 def link_or_copy(source: str | Path, path: str | Path) -> None:

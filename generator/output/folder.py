@@ -112,11 +112,11 @@ class FolderStore:
         self.changing.touch()
         self.handled: dict[str, str] = {}
         self.written: set[str] = set()  # files put into the next tree anew this build
-        self._made: set[str] = set()
+        self._folders_made: set[str] = set()
 
-    def holds(self, path: str, digest_: str) -> bool:
+    def holds(self, path: str, digest: str) -> bool:
         entry = self.live.get(path)
-        return entry is not None and entry[0] == digest_
+        return entry is not None and entry[0] == digest
 
     def put(self, path: str, data: bytes) -> Receipt:
         check_relative(path)
@@ -132,9 +132,9 @@ class FolderStore:
 
     def _folder(self, folder: str) -> None:
         """Make a folder of the next tree once (in whichever process asks first: workers inherit the set)."""
-        if folder not in self._made:
+        if folder not in self._folders_made:
             os.makedirs(folder, exist_ok=True)
-            self._made.add(folder)
+            self._folders_made.add(folder)
 
     def _linked(self, path: str, code: str) -> bool:
         """The next tree has these bytes at `path` already, or now does, linked from the live tree."""

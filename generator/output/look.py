@@ -11,6 +11,7 @@ from pathlib import Path
 
 import orjson
 
+from .files import write_all
 from .record import CARRIED, Record, load_record, same
 
 
@@ -26,9 +27,7 @@ class LiveLook:
         if pid == 0:  # the look: its answer through the pipe, then out, running nothing of the parent's
             try:
                 os.close(read)
-                answer = memoryview(_look(out))
-                while answer:
-                    answer = answer[os.write(write, answer):]
+                write_all(write, _look(out))
             finally:
                 os._exit(0)
         os.close(write)

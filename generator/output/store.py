@@ -72,8 +72,8 @@ class MemoryStore:
     digests: dict[str, str] = field(default_factory=dict)
     incoming: dict[str, Receipt] = field(default_factory=dict)
 
-    def holds(self, path: str, digest_: str) -> bool:
-        return self.digests.get(path) == digest_
+    def holds(self, path: str, digest: str) -> bool:
+        return self.digests.get(path) == digest
 
     def put(self, path: str, data: bytes) -> Receipt:
         check_relative(path)

@@ -17,13 +17,12 @@ from watchfiles import DefaultFilter, watch
 
 from .. import __version__
 from ..content.findings import Finding
-from ..content.layout import key_of
 from ..engine.build import Options, build_site
 from ..engine.memo import Memo
 from ..engine.pool import default_jobs
 from ..engine.records import SearchRecord
 from ..engine.search import make_search, search_plan
-from ..engine.state import State, code_digest, content_digests, options_key, rescan, scan
+from ..engine.state import State, content_digests, memo_key, options_key, rescan, scan
 from ..output.store import MemoryStore
 from .http import PreviewServer
 from .live import Live, Snapshot, overlay, reload_script, scheduled_banner
@@ -186,10 +185,10 @@ class Preview:
         scanned, inputs = found or scan(self.root, self._scanned)  # the watcher spares a look at every file
         self._scanned = State(key, scanned, inputs)
         digests = content_digests(self.root, inputs)
-        memo_key = key_of(code_digest(inputs), digests.get("content/site.toml", ""), key)
-        memo = self._memo if self._memo is not None and self._memo.key == memo_key else None
+        kept = memo_key(inputs, digests, key)
+        memo = self._memo if self._memo is not None and self._memo.key == kept else None
         result = build_site(self.root, self.store, Options(self.drafts, self.url, search=False, scheduled=True), memo,
-                            digests, memo_key=(memo_key, key))
+                            digests, memo_key=(kept, key))
         if not result.ok:
             self.store.abort()
             return None, tuple(result.findings), None, {}, []
