@@ -83,7 +83,13 @@ def test_files_touched_are_read_once_not_by_every_build_after(site: Path, hashed
     assert str((site / STORY_PATH).resolve()) in hashed
     hashed.clear()
     assert "up to date" in build(site)
-    assert hashed == []
+    assert site_files(hashed, site) == []
+
+
+def site_files(paths: list[str], site: Path) -> list[str]:
+    """The site's own files among these: a file of the generator saved a moment before the test (by whoever
+    works on it) is rightly read again by the racy rule, and says nothing about the site's."""
+    return [path for path in paths if Path(path).resolve().is_relative_to(site.resolve())]
 
 
 def test_a_file_touched_just_before_a_build_is_read_again_only_until_its_time_is_safely_past(
@@ -99,7 +105,7 @@ def test_a_file_touched_just_before_a_build_is_read_again_only_until_its_time_is
     assert "up to date" in build(site)  # (reads the story again if the last scan was within the rule's time)
     hashed.clear()
     assert "up to date" in build(site)
-    assert hashed == []
+    assert site_files(hashed, site) == []
 
 
 def test_the_root_named_another_way_is_the_same_site(site: Path, monkeypatch: pytest.MonkeyPatch):

@@ -46,9 +46,9 @@ class Memo:
     scores: dict[tuple[str, str], float] = field(default_factory=dict)  # LP040's exact scores, by file digests
     search: SearchRecord | None = None
     images: dict[str, ImageRecord] = field(default_factory=dict)       # image files by path as shown
-    # The files the story records were loaded from, by shard (Shard). Not saved itself; a build hands it from the
-    # memo it was given to the next.
-    loaded: dict[int, Shard] = field(default_factory=dict, repr=False, compare=False)
+    # The files the story records were loaded from, by shard number (RecordShard). Not saved itself; a build hands
+    # it from the memo it was given to the next.
+    loaded: dict[int, RecordShard] = field(default_factory=dict, repr=False, compare=False)
     # What each story's variants were last made from, by path: the preview's next build compares a story's job
     # with it instead of taking the job's fingerprint again. Not saved (a job is as large as its fingerprint is
     # small), so a build from a loaded memo takes every job's fingerprint.
@@ -62,7 +62,7 @@ class Memo:
 
 
 @dataclass
-class Shard:
+class RecordShard:
     """A file of story records as loaded or saved: its name, its records, the file of their teasers and where
     each story's stands in it. A record is never changed in place (StoryRecord is frozen; a build makes a new
     one for what changed), so a shard whose records are all the very objects it was loaded with is that file
@@ -121,7 +121,7 @@ def memo_path(root: Path, options: str) -> Path:
     return root / CACHE_DIR / f"memo-{key_of(options)[:16]}"
 
 
-SHARDS = 16  # the story records are kept in this many files: an edit writes again the one holding its story
+RECORD_SHARDS = 16  # the story records are kept in this many files: an edit writes again the one holding its story
 TEASERS = "teasers-"  # before the digest in the names of the shards' teasers files
 
 
@@ -141,7 +141,7 @@ def load_memo(root: Path, options: str, key: str) -> Memo | None:
         loaded = {n: _load_shard(path, *named) for n, named in enumerate(shards)}
     except Exception:  # signed by us (each shard by its digest): only a generator change could make it unreadable
         return None
-    if not isinstance(memo, Memo) or memo.key != key or len(loaded) != SHARDS:
+    if not isinstance(memo, Memo) or memo.key != key or len(loaded) != RECORD_SHARDS:
         return None
     memo.loaded = loaded
     memo.stories = {path: record for shard in loaded.values() for path, record in shard.records.items()}
@@ -149,19 +149,19 @@ def load_memo(root: Path, options: str, key: str) -> Memo | None:
 
 
 def shard_of(story: str) -> int:
-    return zlib.crc32(story.encode()) % SHARDS
+    return zlib.crc32(story.encode()) % RECORD_SHARDS
 
 
 def _beside(head: Path, name: str) -> Path:
     return head.with_name(f"{head.name}-{name}")
 
 
-def _load_shard(head: Path, name: str, teasers: str, stamp: tuple[int, int, int]) -> Shard:
+def _load_shard(head: Path, name: str, teasers: str, stamp: tuple[int, int, int]) -> RecordShard:
     data = _beside(head, name).read_bytes()
     if file_digest(data) != name:
         raise ValueError("a shard of the memo is not what its head names")
     records, at = pickle.loads(data)
-    return Shard(name, records, Teasers(_beside(head, TEASERS + teasers), teasers, stamp), at)
+    return RecordShard(name, records, Teasers(_beside(head, TEASERS + teasers), teasers, stamp), at)
 
 
 def save_memo(root: Path, memo: Memo) -> None:
@@ -173,7 +173,7 @@ def save_memo(root: Path, memo: Memo) -> None:
         return
     path = memo_path(root, memo.options)
     path.parent.mkdir(parents=True, exist_ok=True)
-    grouped: list[dict[str, StoryRecord]] = [{} for _ in range(SHARDS)]
+    grouped: list[dict[str, StoryRecord]] = [{} for _ in range(RECORD_SHARDS)]
     for story, record in memo.stories.items():
         grouped[shard_of(story)][story] = record
     # The teasers files kept as they are come first: another shard's can come to the same bytes (two shards
@@ -193,7 +193,7 @@ def save_memo(root: Path, memo: Memo) -> None:
             found.unlink(missing_ok=True)
 
 
-def _kept_teasers(was: Shard | None, records: dict[str, StoryRecord]) -> Shard | None:
+def _kept_teasers(was: RecordShard | None, records: dict[str, StoryRecord]) -> RecordShard | None:
     """The shard as loaded, if these records have the same teasers (its teasers file holds them)."""
     if was is None or was.records.keys() != records.keys() or not was.teasers.path.exists():
         return None
@@ -201,8 +201,8 @@ def _kept_teasers(was: Shard | None, records: dict[str, StoryRecord]) -> Shard |
                       for path, record in records.items()) else None
 
 
-def _saved_shard(head: Path, memo: Memo, was: Shard | None, records: dict[str, StoryRecord], kept: Shard | None,
-                 files: dict[str, Teasers]) -> Shard:
+def _saved_shard(head: Path, memo: Memo, was: RecordShard | None, records: dict[str, StoryRecord],
+                 kept: RecordShard | None, files: dict[str, Teasers]) -> RecordShard:
     """The shard holding these records: the files it was loaded from (`was`) where they hold the same;
     `files`: the teasers files of this save so far, by digest."""
     if kept is not None:
@@ -225,7 +225,7 @@ def _saved_shard(head: Path, memo: Memo, was: Shard | None, records: dict[str, S
             teasers = files[digest] = Teasers(file, digest, file_stamp(file.stat()))
     out = io.BytesIO()
     _ShardPickler(out, protocol=pickle.HIGHEST_PROTOCOL).dump((records, at))
-    return Shard(_write_named(head, out.getvalue()), records, teasers, at)
+    return RecordShard(_write_named(head, out.getvalue()), records, teasers, at)
 
 
 def _teaser_digest(record: StoryRecord) -> str | None:

@@ -74,7 +74,7 @@ def make_search(plan: list[Shard], last: SearchRecord | None, store: OutputStore
                 receipt = store.put(path, data)
                 store.receive(receipt)
                 files[path] = receipt.digest
-            shards[shard.name] = ShardRecord(fingerprint(shard), shard.name == primary, files)
+            shards[shard.name] = ShardRecord(shard_fingerprint(shard), shard.name == primary, files)
     except SearchUnavailable as err:  # what was put is not among the outputs: the commit leaves it out
         return Search(None, [unavailable(err)])
     listing = store.put(SHARDS, shard_list(plan))
@@ -90,7 +90,7 @@ def holds(store: OutputStore, outputs: Mapping[str, str]) -> bool:
 def _kept(shard: Shard, record: ShardRecord | None, primary: bool) -> ShardRecord | None:
     """The record still good for this shard: made from the same pages, and with the scripts if it is now the
     primary (a former primary's bundle has them, and only drops them)."""
-    if record is None or record.made_from != fingerprint(shard) or (primary and not record.primary):
+    if record is None or record.made_from != shard_fingerprint(shard) or (primary and not record.primary):
         return None
     if primary == record.primary:
         return record
@@ -98,7 +98,7 @@ def _kept(shard: Shard, record: ShardRecord | None, primary: bool) -> ShardRecor
     return ShardRecord(record.made_from, False, files)
 
 
-def fingerprint(shard: Shard) -> str:
+def shard_fingerprint(shard: Shard) -> str:
     """What a shard's bundle is made from: its pages as the indexer reads them, and the indexer."""
     return key_of(_indexer(), shard.made_from)
 
