@@ -9,6 +9,7 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import NamedTuple
 
 from jinja2 import TemplateError
 
@@ -68,8 +69,6 @@ class BuildResult:
     stories: int = 0
     pages: int = 0
     memo: Memo | None = None
-    site: str = ""
-    reads: dict[str, str] = field(default_factory=dict)  # the story outputs site outputs read: their digests
     scheduled: list[tuple[str, str, dt.datetime]] = field(default_factory=list)  # (path, URL path, time), soonest first
     newest: dt.datetime | None = None  # the latest published time of a story built: a build before it differs
     searchable: tuple = ((), (), {})  # search_plan's arguments: the stories' records, the plain pages, outputs
@@ -147,10 +146,10 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     search = _search(store, options, memo, jobs, result)
     result.outputs = {**outputs, **(search.outputs if search else {})}
     result.stories = len(story_list)
-    result.pages = sum(path.endswith(".html") for path in pages)
+    result.pages = sum(path.endswith(".html") for path in pages.records)
     result.memo = dataclasses.replace(
-        learned(checked, records, *memo_key, memo), pages=pages, site=result.site, related=related_kept,
-        search=search, reads=result.reads,
+        learned(checked, records, *memo_key, memo), pages=pages.records, site=pages.site, related=related_kept,
+        search=search, reads=pages.reads,
         made={job.path: (job, templates, records[job.path].rendered.job) for job in story_list})
 
 
@@ -166,26 +165,36 @@ def _shared_urls(checked: Checked) -> list[Finding]:
     return found
 
 
+class SitePages(NamedTuple):
+    """What making the site's other outputs leaves for the memo: their records by path, the fingerprint of all
+    they are made from but the story outputs they read, and those story outputs' digests by path."""
+
+    records: dict[str, PageRecord]
+    site: str
+    reads: dict[str, str]
+
+
 def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, stories: list[tuple[str, Rendered]],
                 outputs: dict[str, str], sources: dict[str, str], memo: Memo | None, jobs: int,
-                result: BuildResult) -> dict[str, PageRecord]:
-    """The site's other outputs: made when what they are made from moved; their records, by path."""
+                result: BuildResult) -> SitePages:
+    """The site's other outputs: made when what they are made from moved (LP011 findings go to `result`)."""
     config = checked.config
     teasers = [story.teaser_digest for _, story in stories]
-    result.site = site_fingerprint(teasers, checked.manifests, checked.pages, sorted(outputs), renderer,
-                                   checked.authors, checked.images)
-    if (memo is not None and memo.site == result.site
+    site = site_fingerprint(teasers, checked.manifests, checked.pages, sorted(outputs), renderer, checked.authors,
+                            checked.images)
+    if (memo is not None and memo.site == site
             and all(store.holds(path, page.digest) for path, page in memo.pages.items())):
         # every output is as last made but those reading a story output that changed (a feed, a story's text)
         moved = {path for path, code in memo.reads.items() if outputs.get(path, "") != code}
         stale = {path for path, page in memo.pages.items() if moved.intersection(page.reads)}
         producers = {memo.pages[path].producer for path in stale}
         if not producers & {qualified_name(produce) for produce in LAST}:
-            result.reads = {path: outputs.get(path, "") for path in memo.reads}
-            planned = site_outputs(config, _teasers(stories, memo), checked.manifests, checked.pages, (), checked.authors,
-                                   checked.images, only=producers) if stale else []
-            return _make_planned([found for found in planned if found[1].path in stale], config, renderer, store,
-                                 outputs, memo.pages, jobs, result, others=True)
+            reads = {path: outputs.get(path, "") for path in memo.reads}
+            planned = site_outputs(config, _teasers(stories, memo), checked.manifests, checked.pages, (),
+                                   checked.authors, checked.images, only=producers) if stale else []
+            made = _make_planned([found for found in planned if found[1].path in stale], config, renderer, store,
+                                 outputs, memo.pages, jobs, others=True)
+            return SitePages(made, site, reads)
     planned = site_outputs(config, _teasers(stories, memo), checked.manifests, checked.pages, sorted(outputs),
                            checked.authors, checked.images)
     lost, clashes = collisions([output for _, output in planned], sources)
@@ -193,12 +202,11 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
     if clashes and severity != "off":
         result.findings = [*result.findings, *(dataclasses.replace(f, severity=severity) for f in clashes)]
         if severity == "error":
-            return {}
+            return SitePages({}, site, {})
     planned = [found for n, found in enumerate(planned) if n not in lost]
-    reads = sorted({path for _, output in planned for path in output.reads})
-    result.reads = {path: outputs.get(path, "") for path in reads}
-    return _make_planned(planned, config, renderer, store, outputs, memo.pages if memo else {}, jobs, result,
-                         others=False)
+    reads = {path: outputs.get(path, "") for path in sorted({path for _, output in planned for path in output.reads})}
+    made = _make_planned(planned, config, renderer, store, outputs, memo.pages if memo else {}, jobs, others=False)
+    return SitePages(made, site, reads)
 
 
 def _teasers(stories: list[tuple[str, Rendered]], memo: Memo | None) -> list[Teaser]:
@@ -208,7 +216,7 @@ def _teasers(stories: list[tuple[str, Rendered]], memo: Memo | None) -> list[Tea
 
 
 def _make_planned(planned: list[tuple[str, Output]], config: SiteConfig, renderer: Renderer, store: OutputStore,
-                  outputs: dict[str, str], last: dict[str, PageRecord], jobs: int, result: BuildResult,
+                  outputs: dict[str, str], last: dict[str, PageRecord], jobs: int,
                   others: bool) -> dict[str, PageRecord]:
     """Make those planned outputs whose fingerprint is not the last build's; the records of all, by path, and
     (`others`) of every output of the last build that was not planned, as it was."""
