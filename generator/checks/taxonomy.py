@@ -18,13 +18,13 @@ GENERATED_FOLDERS = frozenset({"stories", "editions", "newsrooms", "beats", "man
 
 @rule("LP010", "story", "newsroom, beat or trust level not declared in site.toml")
 def declared(story: Story, site: SiteIndex) -> Iterator[Finding]:
-    for field, known in (("newsroom", site.config.newsrooms), ("beat", site.config.beats),
-                         ("trust", site.config.trust)):
+    for field, table, known in (("newsroom", "newsrooms", site.config.newsrooms), ("beat", "beats", site.config.beats),
+                                ("trust", "trust", site.config.trust)):
         value = getattr(story.meta, field)
         if value not in known:
             choices = ", ".join(sorted(known))
             yield story.source.finding((field,), "LP010", f"{field} '{value}' is not declared in site.toml: expected "
-                                       f"one of {choices}, or {value} declared under [{field}s] there")
+                                       f"one of {choices}, or {value} declared under [{table}] there")
 
 
 @rule("LP011", "site", "two stories (or pages) have the same URL, or a page has the URL of a generated file")
