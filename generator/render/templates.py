@@ -55,6 +55,13 @@ def byline_separator(loop: Any) -> str:
     return name_separator(loop.index0, loop.length)
 
 
+def pluralize(number: int, suffix: str = "s") -> str:
+    """The suffix of a noun counted `number` times: `source{{ n | pluralize }}`, as in Django's templates. (Not
+    `{{ "s" if n != 1 }}`: without an else, that prints an undefined value, which escaping first probes for
+    `__html__` at the cost of an exception.)"""
+    return "" if number == 1 else suffix
+
+
 def index_by(items: Iterable[Any], attribute: str) -> dict[Any, Any]:
     """The items by the value of one attribute (the last of those that share one): `story.ledger |
     index_by("manifest_id")` finds a ledger row by its manifest id, as each paragraph's evidence needs."""
@@ -141,11 +148,11 @@ def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any, xml: 
     env = Environment(loader=templates, bytecode_cache=_COMPILED[xml], finalize=xml_escape if xml else None,
                       auto_reload=False, **_OPTIONS)  # (the templates are read once, when the build starts)
     dates = ReaderDates(config.timezone, config.date_format, config.day_format)
-    env.filters.update(current=current, byline_separator=byline_separator, index_by=index_by, yaml=yaml_scalar,
-                       yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell, md_code=md_code, md_fence=md_fence, uri=uri,
-                       month_day_time=month_day_time, human_time=dates.time, human_day=dates.day,
-                       edition_time=edition_time, unbroken=unbroken, tojson_pretty=to_json, json_ld=json_ld,
-                       absolute_urls=absolute_urls, as_text=str,
+    env.filters.update(current=current, byline_separator=byline_separator, index_by=index_by, pluralize=pluralize,
+                       yaml=yaml_scalar, yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell, md_code=md_code,
+                       md_fence=md_fence, uri=uri, month_day_time=month_day_time, human_time=dates.time,
+                       human_day=dates.day, edition_time=edition_time, unbroken=unbroken, tojson_pretty=to_json,
+                       json_ld=json_ld, absolute_urls=absolute_urls, as_text=str,
                        news_article=lambda story: news_article(story, config),
                        profile_page=lambda about: profile_page(about, config),
                        source_record=lambda manifest: source_record(manifest, config),
