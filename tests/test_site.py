@@ -247,12 +247,13 @@ def test_site_outputs_are_deterministic(busy):
 
 @pytest.fixture
 def moved_kinds():
-    """The beat and newsroom rows of the kinds table with other URL prefixes, as a site's own table might have."""
+    """The beat and newsroom rows of the kinds table with other URL prefixes (one two folders deep), as a site's
+    own table might have."""
     from generator.render.kinds import KINDS
 
     before = {name: KINDS[name].prefix for name in ("beat", "newsroom")}
     object.__setattr__(KINDS["beat"], "prefix", "/topics/")  # (the rows are frozen: the table is code)
-    object.__setattr__(KINDS["newsroom"], "prefix", "/desks/")
+    object.__setattr__(KINDS["newsroom"], "prefix", "/sections/desks/")
     yield
     for name, prefix in before.items():
         object.__setattr__(KINDS[name], "prefix", prefix)
@@ -261,13 +262,18 @@ def moved_kinds():
 def test_the_kinds_table_places_every_page_of_a_kind_and_every_link_to_it(busy, moved_kinds):
     result = build_in_memory(busy, search=False)
     assert result.ok, [str(f) for f in result.findings]
-    assert "topics/research/index.html" in result.files and "desks/city/page/2/index.html" in result.files
+    assert "topics/research/index.html" in result.files and "sections/desks/city/page/2/index.html" in result.files
     assert not [path for path in result.files if path.startswith(("beats/", "newsrooms/"))]
     stale = [path for path, data in result.files.items() if b"/beats/" in data or b"/newsrooms/" in data]
     assert stale == []
     story = page(result, "stories/2026-11-24/the-fjord-report-reaches-the-council/index.html")
-    assert [a.get("href") for a in story.cssselect(".story-head .kicker a")] == ["/desks/science/", "/topics/research/"]
-    teaser = page(result, "desks/science/index.html").cssselect(".teaser .kicker a")[0]
+    kickers = [a.get("href") for a in story.cssselect(".story-head .kicker a")]
+    assert kickers == ["/sections/desks/science/", "/topics/research/"]
+    teaser = page(result, "sections/desks/science/index.html").cssselect(".teaser .kicker a")[0]
     assert teaser.get("href") == "/topics/research/"
     view = json.loads(result.files["stories/2026-11-24/the-fjord-report-reaches-the-council/index.json"])
     assert view["beat"]["url"] == f"{BASE}/topics/research/"
+    lastmods = {u.findtext(f"{SITEMAP}loc"): u.findtext(f"{SITEMAP}lastmod")
+                for u in etree.fromstring(result.files["sitemap.xml"]).iter(f"{SITEMAP}url")}
+    assert lastmods[f"{BASE}/sections/desks/science/"] == "2026-11-24T15:00:00Z"
+    assert lastmods[f"{BASE}/sections/desks/city/page/2/"] == "2026-11-25T06:00:00Z"

@@ -36,22 +36,21 @@ def news_language(language: str) -> str:
 def page_lastmods(stories: Sequence[Teaser], files: Iterable[str]) -> dict[str, str]:
     """{output path: lastmod} for every HTML page worth indexing: the newest change among the stories it shows
     (a list page: its whole term; a manifest page: the stories citing it; others: the whole site)."""
-    newest: dict[tuple[str, str], str] = {}
+    newest: dict[str, str] = {}  # by the folder whose pages show the story: "stories/<key>/", "beats/<slug>/", ...
     for story in stories:
         changed = modified(story)
-        keys = [("stories", story.path), *((kind.prefix.strip("/"), term) for kind in LIST_KINDS
-                                           for term in terms_of(story, kind)),
-                *(("manifests", i) for i in story.cited_manifest_ids)]
-        for key in keys:
-            newest[key] = max(newest.get(key, changed), changed)
+        folders = [story.path, *(kind.path(term) for kind in LIST_KINDS for term in terms_of(story, kind)),
+                   *(f"/manifests/{i}/" for i in story.cited_manifest_ids)]
+        for folder in folders:
+            newest[folder] = max(newest.get(folder, changed), changed)
     site_wide = max(newest.values(), default=EPOCH)
     lastmods = {}
     for path in files:
-        if not path.endswith(".html") or path in NOT_IN_SITEMAP:
-            continue
-        parts = path.split("/")
-        key = ("stories", "/" + path.removesuffix("index.html")) if parts[0] == "stories" else tuple(parts[:2])
-        lastmods[path] = newest.get(key, site_wide)
+        if path.endswith(".html") and path not in NOT_IN_SITEMAP:
+            folder = "/" + path.removesuffix(path.rpartition("/")[2])  # "/beats/transit/page/2/"
+            while folder != "/" and folder not in newest:  # up to the term's first page, "/beats/transit/"
+                folder = folder[:folder.rfind("/", 0, -1) + 1]
+            lastmods[path] = newest.get(folder, site_wide)
     return lastmods
 
 
