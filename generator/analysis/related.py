@@ -63,7 +63,7 @@ class RelatedIndex:
     def snapshot(self) -> dict:
         """The index as plain data (shared with it, not copied): what restore() cannot make again from it
         quicker than it would load (the stories' features, which a later build has already, are left out;
-        the holders and word matrices load in a third of the time they take to make)."""
+        the holders and word matrices load quicker than they are made)."""
         return {**{name: getattr(self, name) for name in self.KEPT}, "near": self.near.snapshot(),
                 "term_sets": self.term_sets.snapshot(), "cited_sets": self.cited_sets.snapshot()}
 

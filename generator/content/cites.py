@@ -13,8 +13,8 @@ from markdown_it.utils import EnvType, OptionsDict
 
 from .limits import MAX_CITE_CHARS
 
-# A marker holds no '[' and at most MAX_CITE_CHARS: each '[' of a line is tried in turn, and a scan to the
-# next ']' past other '[' made a line of 30,000 '[cites: ' take minutes (now each try stops at the next '[').
+# A marker holds no '[' and at most MAX_CITE_CHARS: each '[' of a line is tried in turn, so a try that could scan
+# past other '[' to the next ']' would make a line of many '[cites: ' quadratic; each try stops at the next '['.
 CITE = re.compile(r"\[cites:[ \t]*([^\[\]\n]{0,%d})\]" % MAX_CITE_CHARS)
 
 

@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 
 @functools.lru_cache(maxsize=1 << 14)  # pages repeat the same times (a story's, a manifest's) many times
 def shown_time(value: str, zone: str = "UTC", pattern: str = "%Y-%m-%d %H:%M %Z") -> str:
-    """An ISO 8601 date and time (a bare date: that day, shown with `day`'s pattern instead) for readers."""
+    """An ISO 8601 date and time, or a bare date (that day), for readers: `pattern` in the time zone `zone`."""
     if len(value) == 10:
         return dt.date.fromisoformat(value).strftime(pattern)
     moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))

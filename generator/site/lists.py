@@ -1,4 +1,4 @@
-"""Stories grouped for list pages, by the kinds of list in site/kinds.py: every term's stories, newest first,
+"""Stories grouped for list pages, by the kinds of list in render/kinds.py: every term's stories, newest first,
 paginated where the kind is; and the editions the front page shows."""
 
 from __future__ import annotations
