@@ -77,12 +77,10 @@ class SiteIndex:
 
 @dataclass
 class Report:
+    """A check's findings, and the codes of the story rules each story passed, by path."""
+
     findings: list[Finding]
     passed: dict[str, list[str]]
-
-    @property
-    def errors(self) -> list[Finding]:
-        return [finding for finding in self.findings if finding.severity == "error"]
 
 
 def run_checks(site: SiteIndex, found: list[Finding]) -> Report:

@@ -3,7 +3,6 @@ that passes."""
 
 from __future__ import annotations
 
-import difflib
 import sys
 
 import click
@@ -15,6 +14,7 @@ import click
 def rules_command(code: str | None, markdown: bool) -> None:
     """List every rule code and what it checks; with CODE, explain that rule with two examples."""
     from ..checks import RULES
+    from ..content.findings import close_match, did_you_mean
     from ..checks.rulebook import explained
     from ..checks.rulebook import markdown as reference
 
@@ -27,7 +27,6 @@ def rules_command(code: str | None, markdown: bool) -> None:
     elif code.upper() in RULES:
         click.echo(explained(code.upper()), nl=False)
     else:
-        close = difflib.get_close_matches(code.upper(), list(RULES), n=1, cutoff=0.6)
-        hint = f" (did you mean '{close[0]}'?)" if close else ""
+        hint = did_you_mean(close_match(code.upper(), RULES))
         click.echo(f"no rule has the code '{code}'{hint}: expected one of {', '.join(sorted(RULES))}", err=True)
         sys.exit(2)

@@ -33,9 +33,9 @@ class Finding:
                 "severity": self.severity, "message": printable(self.message)}
 
 
-def close_match(wrong: str, known: Iterable[str], cutoff: float = 0.6) -> str | None:
+def close_match(wrong: str, known: Iterable[str]) -> str | None:
     """The known name a mistyped one most likely meant, if any is close enough."""
-    close = difflib.get_close_matches(wrong, list(known), n=1, cutoff=cutoff)
+    close = difflib.get_close_matches(wrong, list(known), n=1)
     return close[0] if close else None
 
 
