@@ -17,7 +17,6 @@ from .stated import Stated, stated_by
 from .support import misattributed
 
 _ID = re.compile(ID_PATTERN)
-_WHAT = {"item": "list item", "row": "table row", "paragraph": "paragraph"}
 _WORDS = re.compile(r"\w")  # after the last citation, punctuation may close the sentence; words may not
 
 
@@ -27,11 +26,11 @@ def units_cite(path: str, body: Body, site: SiteIndex) -> Iterator[Finding]:
     for unit in body.units:
         if not unit.cites:
             where = "in any of its cells" if unit.kind == "row" else "at its end"
-            yield Finding(path, unit.line, unit.col, "LP030", f"{_WHAT[unit.kind]} has no [cites: …]: expected the "
+            yield Finding(path, unit.line, unit.col, "LP030", f"{unit.what} has no [cites: …]: expected the "
                           f"manifest it rests on {where}, e.g. [cites: 1792456955874654825]")
         elif unit.kind != "row" and _WORDS.search(tail := unit.after_last_cite()):
             last = unit.last_cite
-            yield Finding(path, last.line, last.col, "LP030", f"{_WHAT[unit.kind]} goes on after its last "
+            yield Finding(path, last.line, last.col, "LP030", f"{unit.what} goes on after its last "
                           f"[cites: …] ('{tail[:40]}'): expected a [cites: …] at its end for what it says after")
 
 

@@ -21,7 +21,6 @@ MAX_SHARED = 2         # unsupported: at most this many words shared with the ci
 MIN_SHARE = 0.25       # ...and less than this share of the unit's words
 WRONG_MARGIN = 3       # cited the wrong manifest: another ledger manifest shares this many more words,
 WRONG_SHARE = 0.5      # at least half of the unit's words, and at least twice as many as the cited ones
-_WHAT = {"item": "list item", "row": "table row", "paragraph": "paragraph"}
 _TARGETS = re.compile(r"\]\([^)]*\)|<[^>\s]*>")
 
 
@@ -105,7 +104,7 @@ def _lead_in(unit: Unit) -> bool:
 
 def _message(unit: Unit, judged: Verdict, pool: frozenset[int]) -> str:
     cited = ", ".join(f"'{i}'" for i in unit.cited_ids)
-    said = (f"{_WHAT[unit.kind]} shares {judged.shared} of its {judged.words} distinctive words with the claims "
+    said = (f"{unit.what} shares {judged.shared} of its {judged.words} distinctive words with the claims "
             f"of {cited} it cites")
     if judged.wrong_source:
         return (f"{said}, and {judged.other_shared} with those of '{judged.other}' in the ledger: expected a citation "

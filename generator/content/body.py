@@ -76,6 +76,9 @@ class Cite:
     col: int
 
 
+_UNIT_NAMES = {"paragraph": "paragraph", "item": "list item", "row": "table row"}
+
+
 @dataclass
 class Unit:
     """A paragraph, list item or table row (below the header): the thing that must cite its sources."""
@@ -86,6 +89,11 @@ class Unit:
     text: str = ""
     cites: list[Cite] = field(default_factory=list)
     source: list[tuple[int, int, str]] = field(default_factory=list)  # (file line, column, text) of its inline lines
+
+    @property
+    def what(self) -> str:
+        """What a message calls it: "paragraph", "list item" or "table row"."""
+        return _UNIT_NAMES[self.kind]
 
     @property
     def cited_ids(self) -> list[str]:

@@ -212,8 +212,6 @@ def load_config(path: Path, base_url: str | None = None, shown: str | None = Non
 
 def _toml_position(message: str) -> tuple[int, int]:
     """tomllib says '(at line 3, column 7)'; anything else points at the top."""
-    import re
-
     found = re.search(r"line (\d+), column (\d+)", message)
     return (int(found[1]), int(found[2])) if found else (1, 1)
 
