@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import functools
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
@@ -182,19 +182,14 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
     teasers = [story.teaser_digest for _, story in stories]
     site = site_fingerprint(teasers, checked.manifests, checked.pages, sorted(outputs), renderer, checked.authors,
                             checked.images)
-    if (memo is not None and memo.site == site
-            and all(store.holds(path, page.digest) for path, page in memo.pages.items())):
-        # every output is as last made but those reading a story output that changed (a feed, a story's text)
-        moved = {path for path, code in memo.reads.items() if outputs.get(path, "") != code}
-        stale = {path for path, page in memo.pages.items() if moved.intersection(page.reads)}
+    stale = _reading_moved(memo, site, outputs, store.holds)
+    if stale is not None:
         producers = {memo.pages[path].producer for path in stale}
-        if not producers & {qualified_name(produce) for produce in LAST}:
-            reads = {path: outputs.get(path, "") for path in memo.reads}
-            planned = site_outputs(config, _teasers(stories, memo), checked.manifests, checked.pages, (),
-                                   checked.authors, checked.images, only=producers) if stale else []
-            made = _make_planned([found for found in planned if found[1].path in stale], config, renderer, store,
-                                 outputs, memo.pages, jobs, others=True)
-            return SitePages(made, site, reads)
+        planned = site_outputs(config, _teasers(stories, memo), checked.manifests, checked.pages, (),
+                               checked.authors, checked.images, only=producers) if stale else []
+        made = _make_planned([found for found in planned if found[1].path in stale], config, renderer, store,
+                             outputs, memo.pages, jobs, others=True)
+        return SitePages(made, site, {path: outputs.get(path, "") for path in memo.reads})
     planned = site_outputs(config, _teasers(stories, memo), checked.manifests, checked.pages, sorted(outputs),
                            checked.authors, checked.images)
     lost, clashes = collisions([output for _, output in planned], sources)
@@ -207,6 +202,20 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, storie
     reads = {path: outputs.get(path, "") for path in sorted({path for _, output in planned for path in output.reads})}
     made = _make_planned(planned, config, renderer, store, outputs, memo.pages if memo else {}, jobs, others=False)
     return SitePages(made, site, reads)
+
+
+def _reading_moved(memo: Memo | None, site: str, outputs: Mapping[str, str],
+                   holds: Callable[[str, str], bool]) -> set[str] | None:
+    """When all the site's outputs are made from is as last time (`site`) and the store holds them as made, the
+    paths of those that read a story output that changed since (a feed carries whole stories), which are all
+    that must be made again; None when the outputs must be planned anew (so must a producer that runs last,
+    which is told every output's path)."""
+    if memo is None or memo.site != site or not all(holds(path, page.digest) for path, page in memo.pages.items()):
+        return None
+    moved = {path for path, code in memo.reads.items() if outputs.get(path, "") != code}
+    stale = {path for path, page in memo.pages.items() if moved.intersection(page.reads)}
+    last = {qualified_name(produce) for produce in LAST}
+    return None if any(memo.pages[path].producer in last for path in stale) else stale
 
 
 def _teasers(stories: list[tuple[str, Rendered]], memo: Memo | None) -> list[Teaser]:
