@@ -37,6 +37,11 @@ class Verify(View):
     command: str
 
 
+def manifest_path(manifest_id: str) -> str:
+    """Where a manifest's page is (under base_path)."""
+    return f"/manifests/{manifest_id}/"
+
+
 def ledger_rows(story: Story, manifests: dict[str, ManifestFile], config: SiteConfig) -> list[LedgerRow]:
     """The ledger in its front-matter order, each used claim with its text. A manifest or claim that does
     not exist is left out (its rule, LP022 or LP024, must have been turned off for the story to get here);
@@ -62,7 +67,7 @@ def _manifest_row(found: ManifestFile, config: SiteConfig) -> tuple[dict[str, An
         manifest = found.manifest
         made = ({"manifest_id": manifest.id, "title": manifest.title, "source_name": manifest.source.name,
                  "source_url": manifest.source.url, "published": iso_z(manifest.published),
-                 "manifest_url": config.url(f"/manifests/{manifest.id}/"), "manifest_path": f"/manifests/{manifest.id}/",
+                 "manifest_url": config.url(manifest_path(manifest.id)), "manifest_path": manifest_path(manifest.id),
                  "verify_url": config.verify.endpoint.replace("{id}", manifest.id) if config.verify else None},
                 {claim.id: ClaimView(id=claim.id, text=claim.text) for claim in manifest.claims})
         if found.digest:

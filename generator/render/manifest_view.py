@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..content.config import SiteConfig
 from ..content.models import ManifestFile
+from .ledger import manifest_path
 from .story_view import View, iso_z
 from .teaser import Teaser
 
@@ -63,7 +64,7 @@ def manifest_view(found: ManifestFile, citing: list[Teaser], config: SiteConfig)
               for claim in manifest.claims]
     withdrawn = manifest.retracted
     retracted = RetractionView(date=iso_z(withdrawn.date), note=withdrawn.note) if withdrawn else None
-    path = f"/manifests/{manifest.id}/"
+    path = manifest_path(manifest.id)
     return ManifestView(id=manifest.id, title=manifest.title, source_name=manifest.source.name,
                         source_url=manifest.source.url, published=iso_z(manifest.published), brief=manifest.brief,
                         url=config.url(path), path=path, retracted=retracted, claims=claims, stories=backlinks,

@@ -6,6 +6,7 @@ import datetime as dt
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..render.kinds import LIST_KINDS, terms_of
+from ..render.ledger import manifest_path
 from ..render.teaser import Teaser
 from .lists import newest_first
 from .moments import EPOCH, moment, modified
@@ -40,7 +41,7 @@ def page_lastmods(stories: Sequence[Teaser], files: Iterable[str]) -> dict[str, 
     for story in stories:
         changed = modified(story)
         folders = [story.path, *(kind.path(term) for kind in LIST_KINDS for term in terms_of(story, kind)),
-                   *(f"/manifests/{i}/" for i in story.cited_manifest_ids)]
+                   *(manifest_path(i) for i in story.cited_manifest_ids)]
         for folder in folders:
             newest[folder] = max(newest.get(folder, changed), changed)
     site_wide = max(newest.values(), default=EPOCH)
