@@ -82,6 +82,17 @@ def test_manifest_fast_path_and_positions(tmp_path):
         "'_' or '-' in quotes (YAML reads unquoted digits as a number, 0123 as 83), e.g. \"1792456955874654825\""]
 
 
+def test_text_that_is_not_utf8_is_a_finding_of_the_callers_code_at_its_first_bad_byte(tmp_path):
+    from generator.content.source import read_text
+
+    text, findings = read_text(tmp_path / "m.json", "m.json", b'{\n  "title": "Caf\xe9"}', code="LP100")
+    assert text is None
+    assert [str(f) for f in findings] == [
+        "m.json:2:16: LP100 file is not UTF-8 (invalid continuation byte at byte 17)"]
+    found, findings = load_manifest(tmp_path / "m.json", "m.json", b'{\n  "title": "Caf\xe9"}')
+    assert found is None and [f.code for f in findings] == ["LP100"]
+
+
 def test_a_manifest_known_by_its_digest_is_not_read_as_another_version_of_it(tmp_path):
     """A build that knows a manifest from the memo reads its claims only when a stage needs them: a file edited
     in between (its id the same, a claim not) is refused, not rendered as the version the stories were checked

@@ -66,7 +66,7 @@ def load_manifest(path: str | Path, shown: str, data: bytes | None = None) -> tu
             return None, refused
     text, findings = read_text(path, shown, data, limit=MAX_MANIFEST_BYTES, code="LP100")
     if text is None:
-        return None, [_as(f, "LP100") for f in findings]
+        return None, findings
     stem, code = os.path.splitext(os.path.basename(path))[0], file_digest(data)
     try:
         parsed = json.loads(text, parse_int=_integer, object_pairs_hook=_unique_keys)

@@ -63,8 +63,8 @@ def _kind(mode: int) -> str:
 
 def read_text(path: str | Path, shown: str, data: bytes | None = None, limit: int = MAX_STORY_BYTES,
               code: str = "LP001") -> tuple[str | None, list[Finding]]:
-    """The file (or its bytes, already read) as text, or a finding: too large, not a regular file, or not
-    UTF-8 (LP001 at the first byte that is not)."""
+    """The file (or its bytes, already read) as text, or a finding with `code`: too large, not a regular file,
+    or not UTF-8 (at the first byte that is not)."""
     if data is None:
         data, refused = read_bounded(path, shown, limit, code)
         if data is None:
@@ -77,7 +77,7 @@ def read_text(path: str | Path, shown: str, data: bytes | None = None, limit: in
         before = data[: err.start]
         line = before.count(b"\n") + 1
         col = err.start - (before.rfind(b"\n") + 1) + 1
-        return None, [Finding(shown, line, col, "LP001", f"file is not UTF-8 ({err.reason} at byte {err.start})")]
+        return None, [Finding(shown, line, col, code, f"file is not UTF-8 ({err.reason} at byte {err.start})")]
 
 
 def split_front_matter(text: str) -> tuple[str, int, str, int] | None:
