@@ -4,7 +4,6 @@ front matter, the bio as the body. A story names its authors by slug."""
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Annotated
@@ -13,8 +12,9 @@ from pydantic import Field, StringConstraints
 
 from .findings import Finding
 from .layout import file_digest
-from .models import Strict, Text
 from .limits import MAX_AUTHOR_BYTES
+from .models import Strict, Text
+from .slugs import SLUG
 from .source import front_matter, read_bounded, readable, top_folder
 from .validate import EXAMPLES, validate
 
@@ -29,7 +29,6 @@ class AuthorMatter(Strict):
                                                                 max_length=320)] | None = None
 
 
-SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 AUTHOR_EXAMPLES = {**EXAMPLES, "name": '"Ana Lima"', "role": '"City reporter"', "url": '"https://example.org/ana"',
                    "email": '"ana@example.org"'}
 

@@ -22,6 +22,7 @@ from pydantic import (
 
 from .findings import Finding
 from .limits import MAX_CONFIG_BYTES
+from .slugs import SLUG_PATTERN
 from .source import read_bounded
 
 CONFIG_NAME = "site.toml"
@@ -41,7 +42,7 @@ def _no_control(pattern: re.Pattern) -> AfterValidator:
 
 Line = Annotated[str, _no_control(_CONTROL)]                # one line of text: a name, a title, a credit
 Text = Annotated[str, _no_control(_CONTROL_IN_TEXT)]        # text that may hold tabs and newlines
-Slug = Annotated[str, StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=64)]
+Slug = Annotated[str, StringConstraints(pattern=SLUG_PATTERN, max_length=64)]
 Name = Annotated[Line, StringConstraints(min_length=1, max_length=100)]
 SeverityOverride = Literal["error", "warning", "off"]
 

@@ -20,7 +20,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from .findings import SourceMap
-from .slugs import slugify
+from .slugs import SLUG_PATTERN, slugify
 
 ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
 EDITION_PATTERN = r"^\d{4}-\d{2}-\d{2}(T\d{2})?$"  # an hour, or a day when site.toml says edition = "day"
@@ -125,7 +125,7 @@ class LeadImage(Strict):
     caption: Annotated[Text, StringConstraints(max_length=1000)] | None = None
 
 
-Slug = Annotated[str, Field(strict=True), StringConstraints(pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$")]
+Slug = Annotated[str, Field(strict=True), StringConstraints(pattern=SLUG_PATTERN)]
 
 
 class FrontMatter(Strict):

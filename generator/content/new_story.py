@@ -6,16 +6,15 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
-import re
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .slugs import MAX_SLUG, SLUG
+
 if TYPE_CHECKING:  # the command line imports this module on every command: pydantic only when a story is made
     from .config import SiteConfig
 
-SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-MAX_SLUG = 70
 MAX_TITLE = 200
 # Placeholders that fail validation on purpose, so that `check` names each one until it is replaced.
 MANIFEST_PLACEHOLDER = "REPLACE with a manifest id: run `ledgerpress manifest new` or `ledgerpress manifests pull`"

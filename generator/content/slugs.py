@@ -1,9 +1,12 @@
-"""The default slug of a title, as SPEC section 2 defines it."""
+"""Slugs: what one may be (a story's file name and its slug: field, an author's file, site.toml's keys), and
+the default slug of a title, as SPEC section 2 defines it."""
 
 import re
 
-_NOT_SLUG = re.compile(r"[^a-z0-9]+")
+SLUG_PATTERN = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+SLUG = re.compile(SLUG_PATTERN)
 MAX_SLUG = 70
+_NOT_SLUG = re.compile(r"[^a-z0-9]+")
 
 
 def slugify(title: str) -> str:
