@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from ..analysis.repeats import Repeat
 from ..content.authors import Author
@@ -16,6 +16,8 @@ from ..content.images import ImageFile
 from ..content.models import ManifestFile, Page, Story, StoryBrief, StoryFile
 
 Scope = Literal["load", "story", "body", "text", "manifest", "site"]
+
+Made = TypeVar("Made")
 
 
 @dataclass(frozen=True)
@@ -73,6 +75,12 @@ class SiteIndex:
     def __post_init__(self) -> None:
         for story in sorted(self.stories, key=lambda s: s.path):
             self.by_key.setdefault(story.key, story)
+
+    def derive(self, key: tuple, make: Callable[[], Made]) -> Made:
+        """What `make` gives, made once per check run under `key` (what several rules derive from one story)."""
+        if key not in self.derived:
+            self.derived[key] = make()
+        return self.derived[key]  # type: ignore[return-value]
 
 
 @dataclass

@@ -21,8 +21,6 @@ def related_exist(story: StoryBrief, site: SiteIndex) -> Iterator[Finding]:
 
 def _broken_keys(site: SiteIndex) -> frozenset[str]:
     """`YYYY-MM-DD/name` of each story file whose front matter did not load."""
-    key = ("broken", "")
-    if key not in site.derived:
-        site.derived[key] = frozenset(f"{parts[-2]}/{parts[-1].removesuffix('.md')}"
-                                      for parts in (item.path.split("/") for item in site.broken) if len(parts) >= 2)
-    return site.derived[key]  # type: ignore[return-value]
+    return site.derive(("broken", ""), lambda: frozenset(
+        f"{parts[-2]}/{parts[-1].removesuffix('.md')}" for parts in (item.path.split("/") for item in site.broken)
+        if len(parts) >= 2))

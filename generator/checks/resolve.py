@@ -46,11 +46,7 @@ def used_claims(story: Story, manifests: Mapping[str, ManifestFile]) -> dict[str
 
 def resolution(story: Story, site: SiteIndex) -> Resolution:
     """The story's Resolution, made once per story and check run."""
-    key = ("resolution", story.path)
-    found = site.derived.get(key)
-    if found is None:
-        found = site.derived[key] = _resolve(story, site)
-    return found  # type: ignore[return-value]
+    return site.derive(("resolution", story.path), lambda: _resolve(story, site))
 
 
 def _resolve(story: Story, site: SiteIndex) -> Resolution:

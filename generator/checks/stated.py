@@ -55,18 +55,18 @@ class Stated:
 def stated_by(story: Story, found: Resolution, ids: Iterable[str], site: SiteIndex) -> Stated:
     """What the claims the ledger uses from these manifests state, with their published dates and the story's."""
     ids = tuple(dict.fromkeys(ids))
-    key = ("stated", story.path, ids)
-    made = site.derived.get(key)
-    if made is None:
-        keys: set[Key] = set(_date_keys(story.meta.published))
-        claims: list[str] = []
-        for manifest_id in ids:
-            keys.update(_claim_keys(tuple(claim.text for claim in found.used.get(manifest_id, ()))))
-            if (record := site.manifests.get(manifest_id)) is not None:
-                keys.update(_date_keys(record.manifest.published))
-            claims.extend(claim.text for claim in found.used.get(manifest_id, ()))
-        made = site.derived[key] = Stated(frozenset(keys), tuple(claims))
-    return made  # type: ignore[return-value]
+    return site.derive(("stated", story.path, ids), lambda: _stated(story, found, ids, site))
+
+
+def _stated(story: Story, found: Resolution, ids: tuple[str, ...], site: SiteIndex) -> Stated:
+    keys: set[Key] = set(_date_keys(story.meta.published))
+    claims: list[str] = []
+    for manifest_id in ids:
+        keys.update(_claim_keys(tuple(claim.text for claim in found.used.get(manifest_id, ()))))
+        if (record := site.manifests.get(manifest_id)) is not None:
+            keys.update(_date_keys(record.manifest.published))
+        claims.extend(claim.text for claim in found.used.get(manifest_id, ()))
+    return Stated(frozenset(keys), tuple(claims))
 
 
 @functools.lru_cache(maxsize=1 << 12)

@@ -69,11 +69,7 @@ def wording_supported(story: Story, site: SiteIndex) -> Iterator[Finding]:
 
 def verdicts(story: Story, site: SiteIndex) -> dict[int, Verdict]:
     """Each judged unit's Verdict, by its index among the body's units (made once per story and run)."""
-    key = ("verdicts", story.path)
-    made = site.derived.get(key)
-    if made is None:
-        made = site.derived[key] = _judge(story, site)
-    return made  # type: ignore[return-value]
+    return site.derive(("verdicts", story.path), lambda: _judge(story, site))
 
 
 def _judge(story: Story, site: SiteIndex) -> dict[int, Verdict]:
@@ -119,13 +115,9 @@ def _message(unit: Unit, judged: Verdict, pool: frozenset[int]) -> str:
 
 def ledger_pools(story: Story, site: SiteIndex) -> dict[str, frozenset[int]]:
     """Manifest id -> the terms of the claims the ledger uses from it, and of its title."""
-    key = ("pools", story.path)
-    made = site.derived.get(key)
-    if made is None:
-        found = resolution(story, site)
-        made = site.derived[key] = {manifest_id: pool(site.manifests[manifest_id].manifest.title, claims)
-                                    for manifest_id, claims in found.used.items()}
-    return made  # type: ignore[return-value]
+    return site.derive(("pools", story.path), lambda: {
+        manifest_id: pool(site.manifests[manifest_id].manifest.title, claims)
+        for manifest_id, claims in resolution(story, site).used.items()})
 
 
 def pool(title: str, claims: Iterable[Claim | str]) -> frozenset[int]:
