@@ -447,6 +447,19 @@ def test_no_broken_internal_links_or_fragments(public, config):
     assert broken_links(public, config.base_url) == []
 
 
+def test_a_site_under_a_path_links_within_that_path(tmp_path):
+    """A site served below a path of its host (a project's GitHub Pages, a newsroom's /edition/): every link
+    starts with that path, and every one of them resolves."""
+    base_url = "https://news.example.org/edition/"
+    out = tmp_path / "public"
+    result = CliRunner().invoke(cli, ["build", "--root", str(REPO), "--out", str(out), "--force",
+                                      "--base-url", base_url])
+    assert result.exit_code == 0, result.output
+    assert broken_links(out, base_url) == []
+    front = html.parse(str(out / "index.html")).getroot()
+    assert {link.get("href")[:9] for link in front.iter("a") if link.get("href", "").startswith("/")} == {"/edition/"}
+
+
 def test_link_checker_catches_a_broken_link_and_fragment(tmp_path, config):
     (tmp_path / "a").mkdir()
     (tmp_path / "index.html").write_text('<p id="here"><a href="/a/">ok</a> <a href="#here">ok</a> '

@@ -9,6 +9,7 @@ import re
 import tomllib
 import zoneinfo
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import Annotated, Literal
 
 from pydantic import (
@@ -170,6 +171,11 @@ class SiteConfig(Table):
     def root_url(self) -> str:
         """base_url without its trailing slash, so that root_url + '/path/' is canonical."""
         return self.base_url.rstrip("/")
+
+    @property
+    def base_path(self) -> str:
+        """The path of root_url ('' for a site at its host's root): what every link within the site starts with."""
+        return urlsplit(self.root_url).path
 
     def url(self, path: str) -> str:
         return self.root_url + path

@@ -54,11 +54,11 @@ def media_type(kind: str) -> str:
     return FORMATS[kind]
 
 
-def img_attributes(image: ImageFile, config: SiteConfig, base_path: str) -> dict[str, str | int]:
+def img_attributes(image: ImageFile, config: SiteConfig) -> dict[str, str | int]:
     """The attributes of a body image's <img> (besides alt): the widest file as src, every width in srcset,
     and the widest one's size, so that the page keeps its place before the image arrives."""
     made = renditions(image, config.widths)
-    widest = made[-1]
+    widest, base_path = made[-1], config.base_path
     return {"src": base_path + widest.path, "srcset": ", ".join(f"{base_path}{r.path} {r.width}w" for r in made),
             "sizes": SIZES, "width": widest.width, "height": widest.height}
 

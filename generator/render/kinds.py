@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
-from urllib.parse import urlsplit
 
 from ..content.authors import Author
 from ..content.config import SiteConfig
@@ -129,7 +128,7 @@ class Navigation(NamedTuple):
 
 def navigation(config: SiteConfig) -> Navigation:
     """The links of site.toml's terms (an author's page is reached from their stories, not the navigation)."""
-    base = urlsplit(config.root_url).path
+    base = config.base_path
     declared = declared_terms(config)
 
     def link(name: str, path: str) -> NavLink:

@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 from pydantic import ConfigDict, Field
 
@@ -169,8 +168,7 @@ def section_rows(story: Story, body: Body, manifests: dict[str, ManifestFile],
         env["sources"][entry.manifest] = (number, found.manifest.title if found else entry.manifest)
     shown = {src: images[src] for src, *_ in body.images if images and src in images}
     if shown and config is not None:
-        base_path = urlsplit(config.root_url).path
-        env["images"] = {src: img_attributes(image, config, base_path) for src, image in shown.items()}
+        env["images"] = {src: img_attributes(image, config) for src, image in shown.items()}
         moved = {src: config.url(renditions(image, config.widths)[-1].path) for src, image in shown.items()}
     else:
         moved = {}

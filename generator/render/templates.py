@@ -9,7 +9,6 @@ import traceback
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 from jinja2 import (
     BaseLoader,
@@ -157,7 +156,7 @@ def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any, xml: 
                        profile_page=lambda about: profile_page(about, config),
                        source_record=lambda manifest: source_record(manifest, config),
                        website=lambda _: website(config))
-    env.globals.update(site=config, base_path=urlsplit(config.root_url).path, nav=nav, kinds=KINDS,
+    env.globals.update(site=config, base_path=config.base_path, nav=nav, kinds=KINDS,
                        range=bounded_range)
     return env
 
