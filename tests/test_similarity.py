@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from generator.analysis.minhash import CandidateIndex, bands, sketch
-from generator.analysis.related import RelatedIndex, story_citations
+from generator.analysis.related import RelatedIndex
 from generator.analysis.repeats import Dated, repeats
 from generator.analysis.similarity import (
     _BASE,
@@ -24,6 +24,7 @@ from generator.analysis.similarity import (
     words,
 )
 from generator.content.body import parse_body
+from generator.content.cites import cited_ids
 from generator.content.load import load_content
 from tests.conftest import base_files, write_tree
 
@@ -184,7 +185,7 @@ def _related(tmp_path: Path, stories: dict[str, str], limit: int = 4,
     files = {**base_files(), **{f"content/stories/{path}.md": text for path, text in stories.items()}}
     content = load_content(write_tree(tmp_path, files))
     loaded = content.stories
-    cited = {s.path: story_citations(s, parse_body(s.body, s.body_line)) for s in loaded}
+    cited = {s.path: frozenset(cited_ids(s, parse_body(s.body, s.body_line))) for s in loaded}
     index = RelatedIndex([s.brief() for s in loaded], cited, {s.path: features(s.body) for s in loaded}, earlier_only)
     return {key: index.related(key, limit) for key in index.keys}
 

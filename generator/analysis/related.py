@@ -10,8 +10,7 @@ from itertools import chain
 
 import numpy as np
 
-from ..content.body import Body
-from ..content.models import Story, StoryBrief
+from ..content.models import StoryBrief
 from .minhash import CandidateIndex, estimate
 from .similarity import Features, instant
 from .terms import WordSets, distinctive, idf_weights, top_words
@@ -230,9 +229,6 @@ def _unique_by_key(stories: Sequence[StoryBrief]) -> tuple[list[int], list[Story
     return [time for time, _, _ in timed], [story for _, _, story in timed]
 
 
-def story_citations(story: Story, body: Body) -> frozenset[str]:
-    """The manifest ids a story cites, in its body and its key facts."""
-    return frozenset((*(i for cite in body.cites for i in cite.ids), *(i for fact in story.meta.key_facts for i in fact.cites)))
 
 
 def _holders(items: Iterable[frozenset[str]]) -> dict[str, list[int]]:

@@ -7,6 +7,7 @@ import difflib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
+from ..content.cites import cited_ids
 from ..content.models import Claim, LedgerEntry, ManifestFile, Story
 from . import SiteIndex
 
@@ -24,13 +25,6 @@ class Resolution:
     def resolved(self, ids: Iterable[str]) -> bool:
         """True when every id is a ledger manifest whose claims are known: only then can support be judged."""
         return not any(manifest_id in self.unresolved or manifest_id not in self.entries for manifest_id in ids)
-
-
-def cited_ids(story: Story, site: SiteIndex) -> list[str]:
-    """Every manifest id the body and key facts cite, in order, once."""
-    body = site.bodies[story.path]
-    return list(dict.fromkeys([*(i for cite in body.cites for i in cite.ids),
-                               *(i for fact in story.meta.key_facts for i in fact.cites)]))
 
 
 def used_claims(story: Story, manifests: Mapping[str, ManifestFile]) -> dict[str, list[Claim]]:
@@ -63,7 +57,7 @@ def _resolve(story: Story, site: SiteIndex) -> Resolution:
         twice = len(set(ids)) < len(ids)  # LP102: which claim an id names is unknown
         if not entry.claims or twice or any(claim_id not in ids for claim_id in entry.claims):
             result.unresolved.add(manifest_id)
-    stray = [i for i in cited_ids(story, site) if i not in entries]
+    stray = [i for i in cited_ids(story, site.bodies[story.path]) if i not in entries]
     missing = [i for i in entries if i not in site.manifests]
     for cited in stray:
         if cited in site.manifests and (twin := nearest(cited, missing)):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from html import escape
+from typing import TYPE_CHECKING
 
 from markdown_it import MarkdownIt
 from markdown_it.rules_inline import StateInline
@@ -12,6 +13,10 @@ from markdown_it.token import Token
 from markdown_it.utils import EnvType, OptionsDict
 
 from .limits import MAX_CITE_CHARS
+
+if TYPE_CHECKING:  # (body.py parses with this module's plugin)
+    from .body import Body
+    from .models import Story
 
 # A marker holds no '[' and at most MAX_CITE_CHARS: each '[' of a line is tried in turn, so a try that could scan
 # past other '[' to the next ']' would make a line of many '[cites: ' quadratic; each try stops at the next '['.
@@ -50,3 +55,9 @@ def render_cite(self: object, tokens: Sequence[Token], idx: int, options: Option
             f'title="{escape(str(title))}">{escape(str(number))}</a>'
         )
     return f'<sup class="cites">[{", ".join(links)}]</sup>'
+
+
+def cited_ids(story: Story, body: Body) -> list[str]:
+    """Every manifest id a story cites, in its body and then its key facts, in order, once."""
+    return list(dict.fromkeys([*(i for cite in body.cites for i in cite.ids),
+                               *(i for fact in story.meta.key_facts for i in fact.cites)]))

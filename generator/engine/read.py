@@ -12,10 +12,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
-from ..analysis.related import story_citations
 from ..analysis.similarity import features
 from ..checks import local_findings
 from ..content.body import parse_body
+from ..content.cites import cited_ids
 from ..content.config import SiteConfig
 from ..content.findings import SourceMap
 from ..content.layout import file_digest
@@ -111,7 +111,7 @@ def read_story(reading: Reading, shown: str) -> Read:
     local = local_findings(story, body, reading.config, reading.manifests)
     if not isinstance(story, Story):
         return Read(StoryRecord(shown, code, {}, [*findings, *local], draft=_marked_draft(reading.root, shown, data)))
-    cited = story_citations(story, body)
+    cited = frozenset(cited_ids(story, body))
     refs = {i: manifest_digest(reading.manifests, i) for i in sorted(cited | {entry.manifest for entry in story.meta.ledger})}
     spilled = None
     if reading.spill is not None:
