@@ -92,6 +92,9 @@ def text_terms(text: str) -> frozenset[int]:
     return frozenset(found)
 
 
+_LAST: list = []  # the last body's unit terms: its rules and then its evidence ask for them, in one process
+
+
 def unit_terms(body_text: str, body: Body, body_line: int) -> list[set[int]]:
     """The terms of each of a body's units (body.units order), from one pass over the body's words (those
     analysis.similarity finds for LP040, found once for both): a unit's words are those of its own lines;
@@ -99,12 +102,12 @@ def unit_terms(body_text: str, body: Body, body_line: int) -> list[set[int]]:
     key = (id(body), body_text)
     if _LAST and _LAST[0] == key:
         return _LAST[1]
-    words = tokens(body_text)
-    term = _VOCABULARY.lookup(words)
-    if b"](" in words.data or b"<" in words.data:
-        term[_in_targets(words)] = _NONE
-    newlines = np.flatnonzero(np.frombuffer(words.data, dtype=np.uint8) == 10)
-    bounds = np.concatenate(([0], newlines + 1, [len(words.data) + 1]))  # where each body line starts
+    body_words = tokens(body_text)
+    term = _VOCABULARY.lookup(body_words)
+    if b"](" in body_words.data or b"<" in body_words.data:
+        term[_in_targets(body_words)] = _NONE
+    newlines = np.flatnonzero(np.frombuffer(body_words.data, dtype=np.uint8) == 10)
+    bounds = np.concatenate(([0], newlines + 1, [len(body_words.data) + 1]))  # where each body line starts
     owners, rows = [], []
     for index, unit in enumerate(body.units):
         for line, _col, _text in unit.source:
@@ -112,8 +115,8 @@ def unit_terms(body_text: str, body: Body, body_line: int) -> list[set[int]]:
                 owners.append(index)
                 rows.append(line - body_line - 1)
     rows_at = np.array(rows, dtype=np.intp)
-    firsts = np.searchsorted(words.starts, bounds[rows_at]).tolist()
-    lasts = np.searchsorted(words.starts, bounds[rows_at + 1]).tolist()
+    firsts = np.searchsorted(body_words.starts, bounds[rows_at]).tolist()
+    lasts = np.searchsorted(body_words.starts, bounds[rows_at + 1]).tolist()
     terms = term.tolist()
     found: list[set[int]] = [set() for _ in body.units]
     for index, first, last in zip(owners, firsts, lasts):
@@ -122,7 +125,6 @@ def unit_terms(body_text: str, body: Body, body_line: int) -> list[set[int]]:
         each.discard(_NONE)
     _LAST[:] = [key, found]
     return found  # type: ignore[return-value]
-_LAST: list = []  # the last body's unit terms: its rules and then its evidence ask for them, in one process
 
 
 def _in_targets(words: Words) -> np.ndarray:
