@@ -6,6 +6,7 @@ import datetime as dt
 from collections.abc import Iterator
 
 from ..content.findings import Finding
+from ..content.layout import story_file
 from ..content.models import Story
 from ..content.slugs import slugify
 from . import SiteIndex, rule
@@ -16,7 +17,7 @@ def file_place(story: Story, site: SiteIndex) -> Iterator[Finding]:
     published = story.published_utc.date().isoformat()
     if not _is_date(story.folder):
         yield Finding(story.path, 1, 1, "LP005", f"folder '{story.folder}' is not a date: expected "
-                      f"content/stories/{published}/{story.name}.md (the UTC date of published)")
+                      f"{story_file(story.published_utc, story.name)} (the UTC date of published)")
     elif story.folder != published:
         yield story.source.finding(("published",), "LP005",
                                    f"published date {published} (UTC) differs from the folder date {story.folder}: "

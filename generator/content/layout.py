@@ -3,11 +3,17 @@ this before it imports anything else)."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent  # the generator package
 CACHE_DIR = ".ledgerpress-cache"
+
+
+def story_file(published: dt.datetime, slug: str) -> str:
+    """content/stories/<the UTC date of published>/<slug>.md: where a story belongs (LP005 holds it there)."""
+    return f"content/stories/{published.astimezone(dt.timezone.utc).date().isoformat()}/{slug}.md"
 
 
 def builtin_templates() -> Path:

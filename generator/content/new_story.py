@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .layout import story_file
 from .slugs import MAX_SLUG, SLUG
 
 if TYPE_CHECKING:  # the command line imports this module on every command: pydantic only when a story is made
@@ -53,7 +54,7 @@ def plan_story(root: Path, config: SiteConfig, title: str, newsroom: str, beat: 
     check_authors(root, authors)
     now = now or dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     published = published_at(date, now)
-    shown = f"content/stories/{published.astimezone(dt.timezone.utc).date().isoformat()}/{slug}.md"
+    shown = story_file(published, slug)
     text = skeleton(title, slug, published, newsroom, beat, trust or next(iter(config.trust)), draft, authors)
     return NewStory(root / shown, shown, slug, published, draft, text)
 

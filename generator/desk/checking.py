@@ -9,7 +9,7 @@ from pathlib import Path
 
 from ..checks import RULES
 from ..content.findings import Finding
-from ..content.layout import file_digest
+from ..content.layout import file_digest, story_file
 from ..content.slugs import slugify
 from ..content.source import front_matter
 from .errors import DeskError
@@ -82,4 +82,4 @@ def placed(data: bytes) -> str:
     if not isinstance(published, dt.datetime) or published.tzinfo is None or not slug:
         raise DeskError("path_needed", "the text's front matter does not say where the story goes (it needs "
                         f"`published` with a time zone, and `slug` or `title`): give `path`, {SHAPE}", expected=SHAPE)
-    return f"content/stories/{published.astimezone(dt.timezone.utc).date().isoformat()}/{slug}.md"
+    return story_file(published, slug)
