@@ -229,8 +229,6 @@ def _unique_by_key(stories: Sequence[StoryBrief]) -> tuple[list[int], list[Story
     return [time for time, _, _ in timed], [story for _, _, story in timed]
 
 
-
-
 def _holders(items: Iterable[frozenset[str]]) -> dict[str, list[int]]:
     """Item (word, manifest) -> the positions of the stories holding it, in order."""
     holders: dict[str, list[int]] = {}

@@ -14,9 +14,9 @@ import click
 def rules_command(code: str | None, markdown: bool) -> None:
     """List every rule code and what it checks; with CODE, explain that rule with two examples."""
     from ..checks import RULES
-    from ..content.findings import close_match, did_you_mean
     from ..checks.rulebook import explained
     from ..checks.rulebook import markdown as reference
+    from ..content.findings import close_match, did_you_mean
 
     if markdown:
         click.echo(reference(), nl=False)

@@ -9,8 +9,8 @@ import re
 import tomllib
 import zoneinfo
 from pathlib import Path
-from urllib.parse import urlsplit
 from typing import Annotated, Literal
+from urllib.parse import urlsplit
 
 from pydantic import (
     AfterValidator,
