@@ -4,15 +4,23 @@ content/stories/, behind a content-hash precondition; every refusal is structure
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import json
 import os
 import shutil
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from mcp.types import CallToolResult
 
+from generator.desk.calls import guarded
+from generator.desk.site import Desk
+from generator.desk.tools import TOOLS
 from generator.engine.check import check_site
 from tests.commands import ledgerpress
 from tests.conftest import MANIFEST_A, SITE_TOML, STORY, STORY_PATH, add_uncited_line, base_files, demo_copy, write_tree
@@ -299,3 +307,28 @@ def test_every_call_is_logged_with_its_arguments_digest(agent: Agent, site: Path
         ("check_story", "ok", "stdio"), ("no_such_tool", "refused:unknown_tool", "stdio")]
     assert lines[0]["arguments"] == "sha256:" + hashlib.sha256(canonical.encode()).hexdigest()
     assert "words" not in log.read_text() and "Quay" not in log.read_text()
+
+
+def _in_process(desk: Desk, tool: str, **arguments: Any) -> dict:
+    """A tool called as the server calls it, in this process: its result, or {"error": {...}} when refused."""
+    run = next(run for name, run, _ in TOOLS if name == tool)
+    result = guarded(desk, tool, functools.partial(run, desk))(**arguments)
+    return result.structured_content if isinstance(result, CallToolResult) else result.model_dump()
+
+
+def test_a_fifo_among_the_stories_is_refused_not_waited_on(tmp_path: Path):
+    site = write_tree(tmp_path / "site", base_files())
+    path = "content/stories/2026-11-21/waiting.md"
+    os.mkfifo(site / path)
+    desk, answers = Desk(site, allow_write=True), []
+    calls = [("read_story", {}), ("update_story", {"text": "---\ndraft: true\n---\n", "expected_hash": "x"})]
+    reading = threading.Thread(target=lambda: answers.extend(_in_process(desk, tool, path=path, **arguments)
+                                                             for tool, arguments in calls), daemon=True)
+    reading.start()
+    reading.join(30)
+    while reading.is_alive():  # a reader waits for a writer: be one, so that the thread ends
+        with contextlib.suppress(OSError):  # no reader at this moment
+            os.close(os.open(site / path, os.O_WRONLY | os.O_NONBLOCK))
+        reading.join(1)
+    assert [answer.get("error", {}).get("code") for answer in answers] == ["bad_path", "bad_path"]
+    assert "is not a regular file (a FIFO)" in answers[0]["error"]["message"]

@@ -4,14 +4,13 @@ never writes a published story, nor publishes one."""
 
 from __future__ import annotations
 
-import errno
 import os
 import tempfile
 from pathlib import Path
 
 from ..content.layout import file_digest
 from ..content.new_story import StoryRefused, plan_story, write_story
-from ..content.source import front_matter
+from ..content.source import front_matter, read_bounded
 from .checking import MAX_TEXT, check_bytes, story_bytes
 from .errors import DeskError
 from .paths import story_path
@@ -80,19 +79,16 @@ def _draft(data: bytes, shown: str) -> tuple[bool, list[str]]:
 
 
 def _read(path: Path, shown: str) -> bytes:
-    """The file's bytes; never through a symbolic link put there since its path was checked."""
-    try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
-    except FileNotFoundError:
-        raise DeskError("not_found", f"{shown} does not exist: draft_story starts a story", path=shown) from None
-    except OSError as err:
-        reason = "is a symbolic link" if err.errno == errno.ELOOP else f"cannot be read ({err.strerror})"
-        raise DeskError("bad_path", f"{shown} {reason}", path=shown) from None
-    with os.fdopen(descriptor, "rb") as source:
-        data = source.read(MAX_TEXT + 1)
-    if len(data) > MAX_TEXT:
+    """The file's bytes, read as the checks read a story: only a regular file is opened, without waiting (a FIFO
+    would hold the desk, and its lock, until something wrote to it), and no further than a story's size."""
+    data, refused = read_bounded(path, shown, MAX_TEXT)
+    if data is not None:
+        return data
+    if not os.path.lexists(path):
+        raise DeskError("not_found", f"{shown} does not exist: draft_story starts a story", path=shown)
+    if os.path.isfile(path) and os.path.getsize(path) > MAX_TEXT:
         raise DeskError("too_large", f"{shown} is longer than a story may be ({MAX_TEXT:,} bytes)", path=shown)
-    return data
+    raise DeskError("bad_path", f"{shown} {refused[0].message}", path=shown)
 
 
 def _replace(path: Path, data: bytes) -> None:
