@@ -332,3 +332,10 @@ def test_a_fifo_among_the_stories_is_refused_not_waited_on(tmp_path: Path):
         reading.join(1)
     assert [answer.get("error", {}).get("code") for answer in answers] == ["bad_path", "bad_path"]
     assert "is not a regular file (a FIFO)" in answers[0]["error"]["message"]
+
+
+def test_a_file_system_error_on_a_descriptor_is_a_refusal_not_a_bug(tmp_path: Path):
+    desk = Desk(write_tree(tmp_path / "site", base_files()))
+    unnamed = guarded(desk, "read_story", lambda: os.stat(2**20))()  # no such descriptor: its filename is an int
+    assert unnamed.structured_content["error"]["code"] == "file_system"
+    assert unnamed.structured_content["error"]["path"] == "the site"

@@ -45,7 +45,8 @@ def guarded(desk: Desk, name: str, run: Callable[..., Any]) -> Callable[..., Any
         except DeskError as err:
             return refusal(err)
         except OSError as err:  # the site's files, not ledgerpress: a full disk, a file where a folder goes
-            where = shown_name(os.path.relpath(os.fsdecode(err.filename), desk.root)) if err.filename else "the site"
+            named = err.filename if isinstance(err.filename, (str, bytes, os.PathLike)) else None  # not a descriptor
+            where = shown_name(os.path.relpath(os.fsdecode(named), desk.root)) if named else "the site"
             return refusal(DeskError("file_system", f"{name} could not read or write {where}: "
                                      f"{err.strerror or err}", path=where))
         except Exception:
