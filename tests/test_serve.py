@@ -187,6 +187,22 @@ def test_an_edit_the_watcher_saw_is_built_without_a_look_at_every_file(preview: 
         events.close()
 
 
+def test_a_templates_folder_made_after_the_start_is_watched(preview: Preview, site: Path):
+    """A site's first templates/ (made while the preview runs) is an input like content/: its templates are
+    built in, and every later save in it rebuilds."""
+    assert not (site / "templates").exists()
+    events = Events(preview, version=1)
+    try:
+        (site / "templates").mkdir()
+        (site / "templates/style.css").write_text("body { color: teal }\n")
+        events.next_reload()
+        assert request(preview, "/style.css")[2] == b"body { color: teal }\n"
+        (site / "templates/style.css").write_text("body { color: plum }\n")
+        events.next_reload()
+        assert request(preview, "/style.css")[2] == b"body { color: plum }\n"
+    finally:
+        events.close()
+
 def test_the_search_index_is_served_through_a_rebuild_and_then_follows_the_edit(preview: Preview, site: Path):
     """A save's build is shown with the last index (the terminal names only the files the build changed), then
     the index made for it joins the same version."""

@@ -125,16 +125,28 @@ class Preview:
         return found or [self.root]
 
     def _watch(self, ready: threading.Event) -> None:
-        """Build once the watcher is live (so no save is missed), then once per batch of changes."""
-        first = True
-        for changes in watch(*self.watched(), watch_filter=DefaultFilter(), debounce=DEBOUNCE_MS, step=STEP_MS,
-                             rust_timeout=IDLE_MS, yield_on_timeout=True, stop_event=self._stop,
-                             raise_interrupt=False):
-            if first or changes:
-                ready.set()
-                self.rebuild(sorted({self._shown(path) for _, path in changes}), None if first else
-                             {path for _, path in changes})
-                first = False
+        """Build once the watcher is live (so no save is missed), then once per batch of changes. A watched folder
+        made or removed meanwhile (a site's first templates/) starts the watcher again on the new set, and the
+        first build after it looks at every input: what was saved there before the watcher saw it counts too."""
+        folders, sources = self.watched(), []
+        while not self._stop.is_set():
+            first = True
+            try:
+                for changes in watch(*folders, watch_filter=DefaultFilter(), debounce=DEBOUNCE_MS, step=STEP_MS,
+                                     rust_timeout=IDLE_MS, yield_on_timeout=True, stop_event=self._stop,
+                                     raise_interrupt=False):
+                    if first or changes:
+                        ready.set()
+                        self.rebuild(sorted({*sources, *(self._shown(path) for _, path in changes)}),
+                                     None if first else {path for _, path in changes})
+                        first, sources = False, []
+                    if self.watched() != folders:  # looked for, not watched: the root holds public/, .git and more
+                        break
+            except FileNotFoundError:  # removed before the watcher saw it: look again, without spinning
+                self._stop.wait(IDLE_MS / 1000)
+            found = self.watched()
+            sources += sorted(self._shown(str(path)) for path in set(found) ^ set(folders))
+            folders = found
 
     def _shown(self, path: str) -> str:
         try:
