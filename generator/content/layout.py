@@ -12,8 +12,14 @@ CACHE_DIR = ".ledgerpress-cache"
 
 
 def story_file(published: dt.datetime, slug: str) -> str:
-    """content/stories/<the UTC date of published>/<slug>.md: where a story belongs (LP005 holds it there)."""
-    return f"content/stories/{published.astimezone(dt.timezone.utc).date().isoformat()}/{slug}.md"
+    """content/stories/<the UTC date of published>/<slug>.md: where a story belongs (LP005 holds it there).
+    ValueError, with what to say, for a moment at the ends of the calendar, which has no date in UTC."""
+    try:
+        day = published.astimezone(dt.timezone.utc).date()
+    except OverflowError:  # 0001-01-01T00:00:00+05:00 is in the year 0 in UTC, 9999-12-31T23:00:00-05:00 in 10000
+        raise ValueError(f"'{published.isoformat()}' is outside the calendar in UTC (before the year 1 or after "
+                         "9999): expected a date between the years 1000 and 9999") from None
+    return f"content/stories/{day.isoformat()}/{slug}.md"
 
 
 def builtin_templates() -> Path:

@@ -54,7 +54,10 @@ def plan_story(root: Path, config: SiteConfig, title: str, newsroom: str, beat: 
     check_authors(root, authors)
     now = now or dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
     published = published_at(date, now)
-    shown = story_file(published, slug)
+    try:
+        shown = story_file(published, slug)
+    except ValueError as err:
+        raise StoryRefused("date", str(err)) from None
     text = skeleton(title, slug, published, newsroom, beat, trust or next(iter(config.trust)), draft, authors)
     return NewStory(root / shown, shown, slug, published, draft, text)
 

@@ -82,4 +82,8 @@ def placed(data: bytes) -> str:
     if not isinstance(published, dt.datetime) or published.tzinfo is None or not slug:
         raise DeskError("path_needed", "the text's front matter does not say where the story goes (it needs "
                         f"`published` with a time zone, and `slug` or `title`): give `path`, {SHAPE}", expected=SHAPE)
-    return story_file(published, slug)
+    try:
+        return story_file(published, slug)
+    except ValueError as err:
+        raise DeskError("path_needed", f"the text's `published` {err}; or give `path`, {SHAPE}",
+                        expected=SHAPE) from None
