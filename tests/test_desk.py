@@ -357,3 +357,11 @@ def test_a_date_with_no_utc_day_is_refused_or_found_never_a_bug(agent: Agent, si
     checked = ledgerpress("check", "--root", str(saved), cwd=tmp_path)
     assert checked.returncode == 1 and "Traceback" not in checked.stderr
     assert checked.stdout.count("LP002 published: must fall between the years 1000 and 9999") == 2
+
+
+def test_a_cursor_no_page_gave_is_refused(agent: Agent):
+    for cursor in ("²", "١", "2", "999999999"):  # digits int() does not take; past the two manifests there are
+        refused = agent.call("list_manifests", limit=1, cursor=cursor)["error"]
+        assert refused["code"] == "bad_cursor", cursor
+    assert agent.call("list_manifests", limit=1, cursor="1")["next_cursor"] is None
+    assert agent.call("list_manifests", text="nothing like it", cursor="0")["total"] == 0

@@ -55,6 +55,9 @@ def list_manifests(checks: SiteChecks, text: str = "", newsroom: str | None = No
              and (newsroom is None or newsroom in _newsrooms(manifest.id, site.briefs))
              and (after is None or manifest.published >= after) and (before is None or manifest.published <= before)]
     found.sort(key=lambda manifest: (-manifest.published.timestamp(), manifest.id))
+    if start and start >= len(found):  # no page gave it, or the manifests that match have changed since
+        raise DeskError("bad_cursor", f"cursor '{cursor}' is past the {len(found)} manifests that match: pass the "
+                        "`next_cursor` of the page before, or none to start again", total=len(found))
     page = found[start:start + limit]
     return ManifestPage(manifests=[_summary(site, manifest) for manifest in page], total=len(found),
                         next_cursor=str(start + limit) if start + limit < len(found) else None, problems=site.problems)
@@ -114,7 +117,7 @@ def _newsrooms(manifest_id: str, briefs: Iterable[StoryBrief]) -> set[str]:
 def _offset(cursor: str | None) -> int:
     if cursor is None or cursor == "":
         return 0
-    if not cursor.isdigit() or len(cursor) > 9:
+    if not (cursor.isascii() and cursor.isdigit()) or len(cursor) > 9:  # int() takes no '²', which isdigit() does
         raise DeskError("bad_cursor", f"'{cursor[:40]}' is not a cursor: pass the `next_cursor` of the page before")
     return int(cursor)
 
