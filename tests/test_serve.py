@@ -355,6 +355,26 @@ def test_binds_to_loopback_by_default(site: Path):
         server.server.server_close()
 
 
+
+@pytest.mark.parametrize(("host", "loopback"), [("0.0.0.0", "127.0.0.1"), ("::", "[::1]")])
+def test_bound_to_every_interface_the_pages_link_to_loopback(tmp_path: Path, host: str, loopback: str):
+    """0.0.0.0 and :: are no address a browser can visit (Hugo's --bind 0.0.0.0 links to localhost too)."""
+    if ":" in host and not socket.has_ipv6:
+        pytest.skip("no IPv6 here")
+    site = write_tree(tmp_path / "site", base_files())
+    try:
+        server = Preview(site, host, 0)
+    except OSError as err:
+        pytest.skip(f"cannot listen on {host}: {err}")
+    try:
+        port = server.server.server_address[1]
+        assert server.url == f"http://{loopback}:{port}"
+        server.start()
+        home = server.wait_for(1, WAIT).files["index.html"].decode()
+        assert f'href="http://{loopback}:{port}/feed.xml"' in home and f"{host}:{port}" not in home
+    finally:
+        server.close()
+
 def test_site_key_and_content_type():
     assert site_key("/") == "" and site_key("/a/b/") == "a/b/" and site_key("/a%20b?x=1") == "a b"
     assert site_key("/a/../b") is None and site_key("/%2e%2e/") is None and site_key("//x") is None

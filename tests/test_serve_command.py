@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -59,3 +60,19 @@ def test_serve_open_opens_the_preview_in_the_browser(tmp_path: Path):
         out, err = server.communicate(timeout=WAIT)
     assert server.returncode == 0, err
     assert f"at {url} (Ctrl-C to stop)" in err and "Stopped." not in err  # -q: no closing note
+
+
+def test_serve_on_every_interface_prints_a_loopback_url(tmp_path: Path):
+    """--host 0.0.0.0: the address printed (and linked to) is one a browser can visit."""
+    site = write_tree(tmp_path / "site", base_files())
+    server = subprocess.Popen([str(LEDGERPRESS), "serve", "--host", "0.0.0.0", "--port", "0", "-q"], cwd=site,
+                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        line = server.stderr.readline()
+        found = re.search(r" at (http://\S+/) \(Ctrl-C to stop\)", line)
+        assert found and found[1].startswith("http://127.0.0.1:"), line
+        assert _status(found[1], time.monotonic() + WAIT) == 200
+    finally:
+        server.send_signal(signal.SIGINT)
+        _, err = server.communicate(timeout=WAIT)
+    assert server.returncode == 0, err

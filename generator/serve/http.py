@@ -19,6 +19,7 @@ from .live import TOOLS, Live, Snapshot, error_page, with_tail
 KEEPALIVE_S = 15.0
 MAX_CONNECTIONS = 64  # served at once (a thread each, event streams included); more get a 503 at once
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "[::1]")
+EVERYWHERE = ("0.0.0.0", "::")  # addresses that bind every interface, as the socket reports them
 _VERSION = re.compile(r"[0-9]{1,18}")
 _HOST = re.compile(r"(\[[0-9a-f:.]+\]|[^:\[\]]+)(?::([0-9]{1,5}))?")  # a Host header: name or [IPv6], port
 
@@ -196,6 +197,14 @@ class PreviewServer(ThreadingHTTPServer):
             super().handle_error(request, client_address)
 
 
+def preview_url(host: str, bound: str, port: int) -> str:
+    """The address the pages link to and the terminal shows: bound to every interface, this machine's loopback
+    (of the same family), since 0.0.0.0 and :: are no address a browser can visit."""
+    if bound in EVERYWHERE:
+        host = "::1" if ":" in bound else "127.0.0.1"
+    return f"http://[{host}]:{port}" if ":" in host else f"http://{host}:{port}"
+
+
 def served_hosts(host: str, bound: str) -> tuple[frozenset[str], bool]:
     """The names a request's Host may give for this server (lower-case, IPv6 in brackets), and whether it
     listens on every interface (then any IP address is its own too): the address as given and as bound,
@@ -204,7 +213,7 @@ def served_hosts(host: str, bound: str) -> tuple[frozenset[str], bool]:
         return f"[{name}]" if ":" in name and not name.startswith("[") else name
 
     names = {shown(host.lower()), shown(bound.lower())}
-    everywhere = bound in ("0.0.0.0", "::")
+    everywhere = bound in EVERYWHERE
     if everywhere or _is_loopback(bound):
         names.update(LOOPBACK_NAMES)
     if everywhere:
