@@ -119,6 +119,31 @@ def test_refuses_missing_empty_or_failing_builds(site: Path, tmp_path: Path):
     assert not dest.exists()
 
 
+def test_refuses_a_public_folder_that_is_not_the_build_of_the_site_as_it_is(site: Path, tmp_path: Path):
+    """publish ships the site it checked: not a build from before an edit, one with drafts, one written
+    elsewhere since, or one changed by hand (one made for another time: test_scheduling.py)."""
+    dest = tmp_path / "www"
+
+    def refused(reason: str) -> None:
+        result = run("publish", dest, "--root", site)
+        assert result.exit_code == 1 and f"publish refused: {reason}" in result.output, result.output
+        assert "run `ledgerpress build`, then publish" in result.output
+        assert not dest.exists()
+
+    build(site)
+    change_site(site)  # no error in it: the check passes, the build is older
+    refused("content/pages/about.md and 2 more files changed since public/ was built")
+    assert run("build", "--root", site, "--drafts").exit_code == 0
+    refused("public/ holds drafts (it was built with --drafts)")
+    assert run("build", "--root", site, "--out", tmp_path / "elsewhere").exit_code == 0
+    refused(f"the last build wrote to {(tmp_path / 'elsewhere').resolve()}, not public/")
+    build(site)
+    (site / "public" / "index.html").write_text("edited by hand")
+    refused("files of public/ were changed or removed after its build")
+    build(site)
+    assert run("publish", dest, "--root", site).exit_code == 0
+
+
 def test_refuses_a_destination_inside_public_or_holding_nothing_of_the_site(site: Path, tmp_path: Path):
     build(site)
     result = run("publish", site / "public" / "mirror", "--root", site)

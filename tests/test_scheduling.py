@@ -57,6 +57,26 @@ def test_a_scheduled_story_is_absent_then_present_with_now(site: Path):
     assert "built 1 story," in back.stderr and not (site / "public" / LATER_URL).exists()
 
 
+def test_publish_refuses_a_build_made_for_another_time_than_its_own(site: Path, tmp_path: Path):
+    """A build made with a later --now holds a story not due at the time of publishing; one made before a
+    scheduled story fell due lacks it."""
+    write_tree(site, {LATER_PATH: LATER})
+
+    def publish(moment: str):
+        epoch = str(int(dt.datetime.fromisoformat(moment).timestamp()))
+        return CliRunner().invoke(cli, ["publish", str(tmp_path / "www"), "--root", str(site)],
+                                  env={"SOURCE_DATE_EPOCH": epoch})
+
+    assert _build(site, "--now", "2026-11-28T06:00:00Z").exit_code == 0
+    early = publish("2026-11-27T12:00:00+00:00")
+    assert early.exit_code == 1 and "public/ was built for a later time (--now)" in early.output, early.output
+    assert _build(site, "--now", "2026-11-27T12:00:00Z").exit_code == 0
+    late = publish("2026-11-28T07:00:00+00:00")
+    assert late.exit_code == 1 and "a scheduled story fell due since public/ was built" in late.output, late.output
+    assert publish("2026-11-27T13:00:00+00:00").exit_code == 0
+    assert not (tmp_path / "www" / LATER_URL).exists()
+
+
 def test_source_date_epoch_is_the_build_time_without_now(site: Path):
     write_tree(site, {LATER_PATH: LATER})
     assert "1 story scheduled" in _build(site, env={"SOURCE_DATE_EPOCH": "1795262400"}).stderr  # 2026-11-21

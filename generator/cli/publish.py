@@ -2,12 +2,17 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import click
 
+from ..content.findings import shown_name
+from ..content.layout import PACKAGE
+from ..engine.state import key_options, load_state, scan
+from ..output.record import intact, load_record
 from .cache import site_checked
-from .options import ROOT, findings_summary, print_findings, require_site
+from .options import ROOT, build_now, findings_summary, print_findings, require_site
 
 
 @click.command(name="publish")
@@ -28,6 +33,9 @@ def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | No
     if any(f.severity == "error" for f in findings):
         print_findings(findings, err=True)
         raise click.ClickException(f"publish refused: {findings_summary(findings)}; fix them, then `ledgerpress build`")
+    stale = _stale(root.resolve(), (root / "public").resolve())
+    if stale:
+        raise click.ClickException(f"publish refused: {stale}; run `ledgerpress build`, then publish")
     try:
         plan = publish_site(root / "public", dest, endpoint_url=endpoint_url, dry_run=dry_run)
     except (PublishError, OSError) as err:
@@ -36,3 +44,34 @@ def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | No
         for line in plan.lines():
             click.echo(line)
     click.echo(plan.summary() + (" (dry run: nothing changed)" if dry_run else ""))
+
+
+def _stale(root: Path, public: Path) -> str | None:
+    """Why public/ is not what `ledgerpress build` would make of the site now, in words a user can act on; None
+    when it is. A site is published as it was checked: not an older build, one with drafts, or one made for a
+    later time (whose scheduled stories are not due yet)."""
+    state = load_state(root)
+    if state is None:
+        return f"no build of this site is on record (.ledgerpress-cache/ is missing), so {public.name}/ may be stale"
+    options = key_options(state.key)
+    if options.get("out") != str(public):
+        return f"the last build wrote to {options.get('out', 'another folder')}, not {public.name}/"
+    if options.get("drafts") == "True":
+        return f"{public.name}/ holds drafts (it was built with --drafts)"
+    _, inputs = scan(root, state)
+    code = f"{PACKAGE}{os.sep}"
+    changed = sorted((path for path in inputs.keys() | state.inputs.keys()
+                      if (inputs.get(path) or [None] * 4)[3] != (state.inputs.get(path) or [None] * 4)[3]),
+                     key=lambda path: (path.startswith(code), path))  # the site's own files named first
+    if changed:
+        shown = "ledgerpress itself" if changed[0].startswith(code) else shown_name(os.path.relpath(changed[0], root))
+        more = f" and {len(changed) - 1} more files" if len(changed) > 1 else ""
+        return f"{shown}{more} changed since {public.name}/ was built"
+    moment = int(build_now().timestamp())
+    if moment < state.summary.get("newest", 0):
+        return f"{public.name}/ was built for a later time (--now): it holds stories that are not due yet"
+    if 0 < state.summary.get("next_due", 0) <= moment:
+        return f"a scheduled story fell due since {public.name}/ was built"
+    if not intact(public, load_record(public), state.build):
+        return f"files of {public.name}/ were changed or removed after its build"
+    return None

@@ -33,6 +33,15 @@ def options_key(version: str, **options: object) -> str:
     return json.dumps({"version": version, **{k: str(v) for k, v in sorted(options.items())}}, sort_keys=True)
 
 
+def key_options(key: str) -> dict[str, str]:
+    """The options an options_key was made of, each as the string the key holds."""
+    try:
+        options = json.loads(key)
+    except ValueError:
+        return {}
+    return options if isinstance(options, dict) else {}
+
+
 @dataclass
 class State:
     """The last good build of a site: its options, each input as it was read, what it printed."""
