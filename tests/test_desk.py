@@ -365,3 +365,19 @@ def test_a_cursor_no_page_gave_is_refused(agent: Agent):
         assert refused["code"] == "bad_cursor", cursor
     assert agent.call("list_manifests", limit=1, cursor="1")["next_cursor"] is None
     assert agent.call("list_manifests", text="nothing like it", cursor="0")["total"] == 0
+
+
+@pytest.mark.parametrize("linked", ["content", "content/stories"])
+def test_a_site_whose_stories_folder_is_a_symbolic_link_is_not_written_through_it(agent: Agent, site: Path,
+                                                                                  tmp_path: Path, linked: str):
+    moved = tmp_path / "elsewhere"
+    (site / linked).rename(moved)
+    os.symlink(moved, site / linked)
+    try:
+        made = agent.call("draft_story", title="Through a link", newsroom="city", beat="policy", date="2026-12-02")
+        assert made["error"]["code"] == "bad_path" and f"{linked} is a symbolic link" in made["error"]["message"]
+        assert not list(moved.rglob("through-a-link.md"))
+        assert agent.call("read_story", path=STORY_PATH)["error"]["code"] == "bad_path"
+    finally:
+        (site / linked).unlink()
+        moved.rename(site / linked)

@@ -21,7 +21,7 @@ def story_path(root: Path, shown: str) -> Path:
         raise DeskError("bad_path", f"'{_cut(shown)}' {problem}: expected {SHAPE}", path=_cut(shown), expected=SHAPE)
     day, name = shown.split("/")[2:]
     top = root / "content" / "stories"
-    for place in (top / day, top / day / name):
+    for place in (root / "content", top, top / day, top / day / name):  # realpath() below would follow any of them
         if os.path.islink(place):
             raise DeskError("bad_path", f"'{shown}': {place.relative_to(root)} is a symbolic link; the desk reads and "
                             "writes only real files inside content/stories/", path=shown, expected=SHAPE)
