@@ -235,6 +235,41 @@ def test_the_search_index_is_served_through_a_rebuild_and_then_follows_the_edit(
     assert any(b"quokkas" in text for text in fragments)
 
 
+
+def test_a_search_index_that_crashed_leaves_nothing_for_the_next_to_commit(preview: Preview, site: Path,
+                                                                             monkeypatch: pytest.MonkeyPatch):
+    """The index of a save crashes with its bundle in; the save undone, the next index keeps the last one whole."""
+    from generator.site.search import SHARDS
+
+    deadline = time.monotonic() + WAIT
+    while not preview.live.snapshot.search and time.monotonic() < deadline:
+        time.sleep(0.05)
+    first = preview.live.snapshot.search
+    assert first
+    crashed = threading.Event()
+    receive = preview._search_store.receive
+
+    def crash_after_the_listing(receipt):
+        receive(receipt)
+        if receipt.path == SHARDS:
+            crashed.set()
+            raise RuntimeError("a bug in the index")
+
+    monkeypatch.setattr(threading, "excepthook", lambda args: None)  # the crash's traceback, on its thread
+    with monkeypatch.context() as patch:
+        patch.setattr(preview._search_store, "receive", crash_after_the_listing)
+        edit(site, "on a 9 to 2 vote.", "on a 9 to 2 vote, quokkas watching.")
+        assert crashed.wait(WAIT)
+        with preview._indexing:  # the crashed index is over
+            pass
+    version = preview.live.snapshot.version
+    edit(site, "on a 9 to 2 vote, quokkas watching.", "on a 9 to 2 vote.")
+    shown = preview.wait_for(version + 1, WAIT)
+    while shown.search is first and time.monotonic() < deadline + WAIT:
+        time.sleep(0.05)
+        shown = preview.live.snapshot
+    assert shown.search == first
+
 def test_a_page_served_before_a_rebuild_reloads_as_soon_as_it_listens(shared: Preview):
     events = Events(shared, version=0)  # the build moved on between serving the page and opening the stream
     try:
@@ -269,6 +304,30 @@ def test_a_broken_story_shows_its_findings_over_the_last_good_build_then_recover
     finally:
         events.close()
 
+
+
+def test_a_build_that_crashed_leaves_nothing_for_the_next_to_commit(preview: Preview, site: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch):
+    """A crash after the story's page was made: the save undone, the next build holds that page already and
+    makes nothing, so a page the crashed build left behind must not be what it commits."""
+    import generator.engine.build
+
+    def crash(*args, **kwargs):
+        raise RuntimeError("a bug in the site's pages")
+
+    events = Events(preview, version=1)
+    try:
+        with monkeypatch.context() as patch:
+            patch.setattr(generator.engine.build, "_make_pages", crash)
+            edit(site, "on a 9 to 2 vote.", "on a 9 to 2 vote, in a crash.")
+            events.next_reload()
+            assert any(finding.code == "INTERNAL" for finding in preview.live.snapshot.findings)
+        edit(site, "on a 9 to 2 vote, in a crash.", "on a 9 to 2 vote.")
+        events.next_reload()
+        status, _, page = request(preview, STORY_URL)
+        assert status == 200 and b"in a crash" not in page and b"on a 9 to 2 vote." in page
+    finally:
+        events.close()
 
 def test_a_site_broken_from_the_start_shows_the_error_page_until_fixed(tmp_path: Path):
     site = write_tree(tmp_path / "site", {**base_files(), "content/manifests/1000000000000000002.json": "{"})

@@ -198,8 +198,12 @@ class Preview:
         digests = content_digests(self.root, inputs)
         kept = memo_key(inputs, digests, key)
         memo = self._memo if self._memo is not None and self._memo.key == kept else None
-        result = build_site(self.root, self.store, Options(self.drafts, self.url, search=False, scheduled=True), memo,
-                            digests, memo_key=(kept, key))
+        try:
+            result = build_site(self.root, self.store, Options(self.drafts, self.url, search=False, scheduled=True),
+                                memo, digests, memo_key=(kept, key))
+        except BaseException:  # what it made must not be committed by the next build, which may not make it again
+            self.store.abort()
+            raise
         if not result.ok:
             self.store.abort()
             return None, tuple(result.findings), None, {}, []
@@ -215,8 +219,12 @@ class Preview:
             if self.live.snapshot is not snapshot or self._stop.is_set():
                 return  # a newer build came first (its own index follows), or the preview was closed meanwhile
             plan = search_plan(*searchable)
-            found = make_search(plan, self._search, self._search_store, snapshot.files.__getitem__, default_jobs(),
-                                nice=True)
+            try:
+                found = make_search(plan, self._search, self._search_store, snapshot.files.__getitem__,
+                                    default_jobs(), nice=True)
+            except BaseException:  # as in _build: the next index may keep a bundle this one had half replaced
+                self._search_store.abort()
+                raise
             if found.record is not None:
                 self._search_store.commit(found.record.outputs)
             else:
