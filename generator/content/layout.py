@@ -11,15 +11,23 @@ PACKAGE = Path(__file__).resolve().parent.parent  # the generator package
 CACHE_DIR = ".ledgerpress-cache"
 
 
+def utc_date(value: dt.date) -> dt.date:
+    """A date, or the UTC date of a moment, in the years 1000 to 9999: every output writes a year in four digits,
+    and a moment at the ends of the calendar has no date in UTC at all (0001-01-01T00:00:00+05:00). ValueError,
+    saying so, outside them."""
+    try:
+        day = value.astimezone(dt.timezone.utc).date() if isinstance(value, dt.datetime) else value
+    except OverflowError:
+        day = None
+    if day is None or not 1000 <= day.year <= 9999:
+        raise ValueError("must fall between the years 1000 and 9999 (in UTC)")
+    return day
+
+
 def story_file(published: dt.datetime, slug: str) -> str:
     """content/stories/<the UTC date of published>/<slug>.md: where a story belongs (LP005 holds it there).
-    ValueError, with what to say, for a moment at the ends of the calendar, which has no date in UTC."""
-    try:
-        day = published.astimezone(dt.timezone.utc).date()
-    except OverflowError:  # 0001-01-01T00:00:00+05:00 is in the year 0 in UTC, 9999-12-31T23:00:00-05:00 in 10000
-        raise ValueError(f"'{published.isoformat()}' is outside the calendar in UTC (before the year 1 or after "
-                         "9999): expected a date between the years 1000 and 9999") from None
-    return f"content/stories/{day.isoformat()}/{slug}.md"
+    ValueError (utc_date's) for a moment outside the years a story can have."""
+    return f"content/stories/{utc_date(published).isoformat()}/{slug}.md"
 
 
 def builtin_templates() -> Path:

@@ -20,6 +20,7 @@ from pydantic import (
 from pydantic_core import PydanticCustomError
 
 from .findings import SourceMap
+from .layout import utc_date
 from .slugs import SLUG_PATTERN, slugify
 
 ID_PATTERN = r"^[A-Za-z0-9_-]{1,64}$"
@@ -42,14 +43,8 @@ RuleCode = Annotated[str, Field(strict=True), StringConstraints(pattern=r"^LP\d{
 
 
 def _in_range(value: dt.date) -> dt.date:
-    """Years 1000 to 9999 in UTC: every output writes a date with four digits for its year, and a time at
-    the ends of the calendar cannot be converted to UTC at all (0001-01-01T00:00:00+14:00)."""
-    try:
-        year = value.astimezone(dt.timezone.utc).year if isinstance(value, dt.datetime) else value.year
-    except OverflowError:
-        year = 0
-    if not 1000 <= year <= 9999:
-        raise ValueError("must fall between the years 1000 and 9999 (in UTC)")
+    """A date the outputs can write (utc_date says which)."""
+    utc_date(value)
     return value
 
 
