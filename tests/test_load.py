@@ -9,7 +9,7 @@ import yaml
 
 from generator.content.load import load_content, load_manifest, load_story
 from generator.content.manifests import KnownManifest, ManifestChanged
-from generator.content.source import parse_yaml, split_front_matter
+from generator.content.source import parse_yaml, read_bounded, split_front_matter
 from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
 
 
@@ -164,3 +164,12 @@ def test_models_cross_processes_as_they_were():
         back = pickle.loads(pickle.dumps(model, protocol=pickle.HIGHEST_PROTOCOL))
         assert back == model and type(back) is type(model) and back.model_dump_json() == model.model_dump_json()
         assert back.published.isoformat() == model.published.isoformat()
+
+
+def test_a_file_read_without_following_links_is_never_read_through_one(tmp_path: Path):
+    """The desk reads a story it checked the path of with follow=False: a link swapped in since is refused."""
+    (tmp_path / "outside.md").write_text("not the site's")
+    (tmp_path / "story.md").symlink_to(tmp_path / "outside.md")
+    assert read_bounded(tmp_path / "story.md", "story.md", 100) == (b"not the site's", [])
+    data, found = read_bounded(tmp_path / "story.md", "story.md", 100, follow=False)
+    assert data is None and found[0].message == "is not a regular file (a symbolic link): it is not read"

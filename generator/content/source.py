@@ -20,16 +20,19 @@ from .safe_yaml import parse_yaml
 _HANDLER = frontmatter.YAMLHandler()
 
 
-def read_bounded(path: str | Path, shown: str, limit: int, code: str = "LP001") -> tuple[bytes | None, list[Finding]]:
+def read_bounded(path: str | Path, shown: str, limit: int, code: str = "LP001",
+                 follow: bool = True) -> tuple[bytes | None, list[Finding]]:
     """The bytes of a regular file of at most `limit` bytes, or a finding saying why it was not read. Only a
     regular file is opened (a device may act on being opened), without blocking (a FIFO swapped in meanwhile
     would wait for a writer forever), and checked again once open; read no further than the limit (a device
-    such as /dev/zero never ends)."""
+    such as /dev/zero never ends). With follow=False, a symbolic link at `path` is not a regular file either,
+    not even one swapped in after the path was checked."""
     try:
-        mode = os.stat(path).st_mode
+        mode = os.stat(path, follow_symlinks=follow).st_mode
         if not stat.S_ISREG(mode):
             return None, [Finding(shown, 1, 1, code, f"is not a regular file ({_kind(mode)}): it is not read")]
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+        nofollow = 0 if follow else os.O_NOFOLLOW
+        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | nofollow | getattr(os, "O_CLOEXEC", 0))
     except OSError as err:
         return None, [Finding(shown, 1, 1, code, f"cannot be read ({err.strerror or err})")]
     try:
@@ -54,7 +57,7 @@ def too_large(shown: str, size: int, limit: int, code: str = "LP001") -> Finding
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISLNK, "a symbolic link"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
                        (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket")):
         if test(mode):
             return name

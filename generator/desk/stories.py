@@ -80,8 +80,9 @@ def _draft(data: bytes, shown: str) -> tuple[bool, list[str]]:
 
 def _read(path: Path, shown: str) -> bytes:
     """The file's bytes, read as the checks read a story: only a regular file is opened, without waiting (a FIFO
-    would hold the desk, and its lock, until something wrote to it), and no further than a story's size."""
-    data, refused = read_bounded(path, shown, MAX_TEXT)
+    would hold the desk, and its lock, until something wrote to it), and no further than a story's size; never
+    through a symbolic link put there since its path was checked."""
+    data, refused = read_bounded(path, shown, MAX_TEXT, follow=False)
     if data is not None:
         return data
     if not os.path.lexists(path):
