@@ -70,3 +70,28 @@ def test_preview_url_finds_the_running_preview_and_forgets_it_when_it_stops(agen
         serve.communicate(timeout=WAIT)
     assert not (site / ".ledgerpress-cache/serve.json").exists()
     assert agent.call("preview_url", path=STORY_PATH)["running"] is False
+
+
+def test_a_preview_that_stops_first_leaves_the_one_it_replaced_announced(tmp_path: Path):
+    """Two previews of one site (on two ports): the second to start announces itself; when it stops first,
+    the first, still running, is announced again; once neither runs, nothing is."""
+    import json
+    import sys
+
+    from generator.desk.preview import ANNOUNCEMENT, announce, announced, withdraw
+
+    first = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        (tmp_path / ".ledgerpress-cache").mkdir()
+        earlier = {"url": "http://127.0.0.1:8001", "pid": first.pid, "drafts": False}
+        (tmp_path / ".ledgerpress-cache" / ANNOUNCEMENT).write_text(json.dumps(earlier))
+        second = announce(tmp_path, "http://127.0.0.1:8002", True)
+        assert announced(tmp_path)["url"] == "http://127.0.0.1:8002"
+        withdraw(second)
+        assert announced(tmp_path) == earlier
+    finally:
+        first.kill()
+        first.wait()
+    second = announce(tmp_path, "http://127.0.0.1:8002", True)
+    withdraw(second)
+    assert announced(tmp_path) is None and not (tmp_path / ".ledgerpress-cache" / ANNOUNCEMENT).exists()

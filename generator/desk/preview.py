@@ -3,6 +3,7 @@ the site's cache folder while it runs (a file it removes when it stops), so anot
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import re
@@ -10,6 +11,7 @@ import subprocess
 import sys
 import urllib.error
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -26,25 +28,42 @@ BUILD_TIMEOUT = 1800  # seconds: a bound on a build the desk waits for
 _FINDING = re.compile(r"^\S[^:\n]*:\d+:\d+: LP\d{3} ")
 
 
-def announce(root: Path, url: str, drafts: bool) -> Path | None:
+@dataclass(frozen=True)
+class Announcement:
+    """This preview's announcement, and the one it replaced: a preview of the same site that still runs (on
+    another port) is announced again when this one stops first."""
+
+    path: Path
+    replaced: dict | None
+
+
+def announce(root: Path, url: str, drafts: bool) -> Announcement | None:
     """Say where this preview listens (written whole under another name, then put in place); None if the site's
     folder cannot be written (the preview runs all the same, unannounced)."""
     path = root / CACHE_DIR / ANNOUNCEMENT
+    replaced = announced(root)
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         write_whole(path, json.dumps({"url": url, "pid": os.getpid(), "drafts": drafts}).encode("utf-8"))
     except OSError:
         return None
-    return path
+    return Announcement(path, replaced)
 
 
-def withdraw(path: Path | None) -> None:
-    """Remove this process's announcement (a later preview of the same site may have replaced it: keep that)."""
-    if path is None:
+def withdraw(announcement: Announcement | None) -> None:
+    """Remove this process's announcement, putting back the one it replaced if that preview still runs (a later
+    preview of the same site may have replaced this one: keep that)."""
+    if announcement is None:
         return
-    found = _read(path)
-    if found is not None and found.get("pid") == os.getpid():
-        path.unlink(missing_ok=True)
+    found = _read(announcement.path)
+    if found is None or found.get("pid") != os.getpid():
+        return
+    earlier = announcement.replaced
+    if earlier is not None and _running(earlier):
+        with contextlib.suppress(OSError):
+            write_whole(announcement.path, json.dumps(earlier).encode("utf-8"))
+            return
+    announcement.path.unlink(missing_ok=True)
 
 
 def announced(root: Path) -> dict | None:
@@ -52,13 +71,17 @@ def announced(root: Path) -> dict | None:
     found = _read(root / CACHE_DIR / ANNOUNCEMENT)
     if found is None or not isinstance(found.get("url"), str) or not isinstance(found.get("pid"), int):
         return None
+    return found if _running(found) else None
+
+
+def _running(found: dict) -> bool:
     try:
         os.kill(found["pid"], 0)
     except ProcessLookupError:
-        return None  # killed without removing its file
+        return False  # killed without removing its file
     except PermissionError:
         pass
-    return found
+    return True
 
 
 def _read(path: Path) -> dict | None:
