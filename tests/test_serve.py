@@ -203,6 +203,7 @@ def test_a_templates_folder_made_after_the_start_is_watched(preview: Preview, si
     finally:
         events.close()
 
+
 def test_the_search_index_is_served_through_a_rebuild_and_then_follows_the_edit(preview: Preview, site: Path):
     """A save's build is shown with the last index (the terminal names only the files the build changed), then
     the index made for it joins the same version."""
