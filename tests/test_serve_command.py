@@ -71,6 +71,9 @@ def test_serve_on_every_interface_prints_a_loopback_url(tmp_path: Path):
         line = server.stderr.readline()
         found = re.search(r" at (http://\S+/) \(Ctrl-C to stop\)", line)
         assert found and found[1].startswith("http://127.0.0.1:"), line
+        port = found[1].rstrip("/").rsplit(":", 1)[1]
+        assert server.stderr.readline().strip() == ("Listening on every interface: from another device, use this "
+                                                     f"machine's address with port {port}")
         assert _status(found[1], time.monotonic() + WAIT) == 200
     finally:
         server.send_signal(signal.SIGINT)

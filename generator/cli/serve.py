@@ -43,6 +43,9 @@ def serve_command(root: Path, host: str, port: int, drafts: bool, open_browser: 
     except OSError as err:
         raise click.ClickException(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
     click.echo(f"Serving {root.resolve()} at {preview.url}/ (Ctrl-C to stop)", err=True)
+    if preview.everywhere:
+        click.echo(f"Listening on every interface: from another device, use this machine's address with port "
+                   f"{preview.port}", err=True)
     detail(f"watching {', '.join(str(path) for path in preview.watched())}{' (drafts included)' * drafts}")
     if open_browser:  # on a thread: a browser command may not return until the browser closes
         threading.Thread(target=_open, args=(f"{preview.url}/",), name="open-browser", daemon=True).start()

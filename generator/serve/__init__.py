@@ -24,7 +24,7 @@ from ..engine.records import SearchRecord
 from ..engine.search import make_search, search_plan
 from ..engine.state import State, content_digests, memo_key, options_key, rescan, scan
 from ..output.store import MemoryStore
-from .http import PreviewServer, preview_url
+from .http import EVERYWHERE, PreviewServer, preview_url
 from .live import Live, Snapshot, overlay, reload_script, scheduled_banner
 
 DEBOUNCE_MS, STEP_MS, IDLE_MS = 50, 10, 200
@@ -65,7 +65,9 @@ class Preview:
         self.root, self.drafts, self.on_build = root.resolve(), drafts, on_build or (lambda rebuilt: None)
         self.live = Live()
         self.server = PreviewServer(host, port, self.live)
-        self.url = preview_url(host, *self.server.server_address[:2])
+        bound, self.port = self.server.server_address[:2]
+        self.url = preview_url(host, bound, self.port)
+        self.everywhere = bound in EVERYWHERE  # reachable from other devices, at an address of this machine's
         self._stop = threading.Event()
         self._indexing = threading.Lock()  # one Pagefind run at a time
         self.store = MemoryStore()          # the last good build's files
