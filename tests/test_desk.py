@@ -19,6 +19,8 @@ import pytest
 from mcp.types import CallToolResult
 
 from generator.desk.calls import guarded
+from generator.desk.checking import MAX_TEXT
+from generator.desk.errors import DeskError
 from generator.desk.site import Desk
 from generator.desk.tools import TOOLS
 from generator.engine.check import check_site
@@ -381,3 +383,14 @@ def test_a_site_whose_stories_folder_is_a_symbolic_link_is_not_written_through_i
     finally:
         (site / linked).unlink()
         moved.rename(site / linked)
+
+
+def test_a_link_to_a_large_file_is_refused_as_a_link(tmp_path: Path):
+    """The desk reads no story through a symbolic link, whatever the link leads to."""
+    from generator.desk.stories import _read
+
+    (tmp_path / "big.md").write_bytes(b"x" * (MAX_TEXT + 1))
+    (tmp_path / "story.md").symlink_to(tmp_path / "big.md")
+    with pytest.raises(DeskError) as refused:
+        _read(tmp_path / "story.md", "content/stories/2026-11-22/story.md")
+    assert refused.value.code == "bad_path" and "symbolic link" in str(refused.value)

@@ -87,7 +87,7 @@ def _read(path: Path, shown: str) -> bytes:
         return data
     if not os.path.lexists(path):
         raise DeskError("not_found", f"{shown} does not exist: draft_story starts a story", path=shown)
-    if os.path.isfile(path) and os.path.getsize(path) > MAX_TEXT:
+    if not os.path.islink(path) and os.path.isfile(path) and os.path.getsize(path) > MAX_TEXT:
         raise DeskError("too_large", f"{shown} is longer than a story may be ({MAX_TEXT:,} bytes)", path=shown)
     raise DeskError("bad_path", f"{shown} {refused[0].message}", path=shown)
 
