@@ -116,6 +116,31 @@ def test_incremental_related_equals_related_from_scratch(seed: int):
     assert any(index.results.values()) and in_place > 5
 
 
+def test_related_stories_scored_on_two_processes_are_those_scored_here():
+    """The engine scores a new index's stories on every core (engine/stories._score): the same results, in the
+    same order, as scoring them one after the other, both from scratch and after an edit."""
+    from generator.engine.pool import run_all
+    from generator.engine.stories import _related
+
+    def on_two(index: RelatedIndex, keys):
+        return list(run_all(_related, index, keys, 2, min_per_job=1))
+
+    rng = random.Random(5)
+    stories = {}
+    for n in range(60):
+        story, cited = _story(rng, n)
+        stories[story.key] = (story, cited)
+    here = _fresh(stories, True)
+    there = RelatedIndex(*_inputs(stories), True)
+    assert related_all(there, None, (), on_two) == here.results and any(here.results.values())
+    before = {story.path: features(story.body) for story, _ in stories.values()}
+    changed, _ = _edit(rng, stories, 60)
+    listed, cited, known = _inputs(stories)
+    previous = RelatedIndex.restore(here.snapshot(), before)
+    rebuilt = RelatedIndex(listed, cited, known, True, previous=previous, changed=changed)
+    assert related_all(rebuilt, previous, changed, on_two) == _fresh(stories, True).results
+
+
 def test_distinctive_words_are_the_top_tf_idf_words_heapq_would_pick():
     """top_words sorts a few dozen weighted words instead of asking heapq.nlargest: the same words, ties included."""
     import heapq

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import bisect
 from collections import Counter
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from itertools import chain
 
 import numpy as np
@@ -190,12 +190,21 @@ class RelatedIndex:
         return {self.keys[j] for i in positions for j in (i, *self.near.near(i))}
 
 
+Scorer = Callable[[RelatedIndex, Sequence[str]], Iterable[list[str]]]
+
+
+def score_here(index: RelatedIndex, keys: Sequence[str]) -> list[list[str]]:
+    """index.related() of each key, one after the other."""
+    return [index.related(key) for key in keys]
+
+
 def related_all(index: RelatedIndex, previous: RelatedIndex | None, changed: Collection[str],
-                limit: int = 4) -> dict[str, list[str]]:
+                score: Scorer = score_here) -> dict[str, list[str]]:
     """Every story's related keys, kept in index.results: from `previous` where nothing it was computed
-    from moved, else scored anew. `changed`: the keys of the stories read again since `previous`."""
+    from moved, else scored anew by `score` (the engine's scores them on every core). `changed`: the keys of
+    the stories read again since `previous`."""
     if previous is None:
-        index.results = {key: index.related(key, limit) for key in index.keys}
+        index.results = dict(zip(index.keys, score(index, index.keys)))
         return index.results
     before = dict(zip(previous.keys, zip(previous.terms, previous.cited)))
     moved = set(changed) | (set(index.keys) ^ set(previous.keys))
@@ -204,8 +213,9 @@ def related_all(index: RelatedIndex, previous: RelatedIndex | None, changed: Col
     affected = set(moved)
     for key in moved:
         affected |= index.reach(key) | previous.reach(key)
-    index.results = {key: previous.results[key] if key in previous.results and key not in affected
-                     else index.related(key, limit) for key in index.keys}
+    again = [key for key in index.keys if key not in previous.results or key in affected]
+    scored = dict(zip(again, score(index, again)))
+    index.results = {key: scored[key] if key in scored else previous.results[key] for key in index.keys}
     return index.results
 
 

@@ -120,7 +120,7 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
         result.findings = [*result.findings, *shared]
         return
     renderer = Renderer(root, config, navigation(config))
-    related, related_kept = related_stories(checked, memo)
+    related, related_kept = related_stories(checked, memo, jobs)
     story_list = story_jobs(checked, related)
     templates = renderer.digest(*STORY_TEMPLATES)
     stale = stale_stories(story_list, checked.records, templates, store.holds, memo.made if memo else None)

@@ -3,7 +3,8 @@ already as they would be made now, and the making of the rest, on every core."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+import functools
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 import orjson
@@ -28,11 +29,13 @@ from .read import Reading, Spill, Spilled, sections_again, spilled_story
 from .records import Made, Rendered, StoryJob, StoryRecord
 
 STORY_TEMPLATES = tuple(f"story.{suffix}" for suffix in Renderer.STORY_VARIANTS)
+RELATED_PER_WORKER = 500  # scoring one story is quick: for fewer a process, starting the process costs more
 
 
-def related_stories(checked: Checked, memo: Memo | None) -> tuple[dict[str, list[str]], dict | None]:
+def related_stories(checked: Checked, memo: Memo | None, jobs: int) -> tuple[dict[str, list[str]], dict | None]:
     """Every story's related stories (its own `related:` list, else computed), and the index to keep: the
-    memo's, updated in place for the stories read again, or one built anew (from the memo's, if there is one)."""
+    memo's, updated in place for the stories read again, or one built anew (from the memo's, if there is one),
+    whose stories are scored on `jobs` cores."""
     stories = checked.stories
     if all(story.related is not None for story in stories):
         return {}, None
@@ -47,7 +50,16 @@ def related_stories(checked: Checked, memo: Memo | None) -> tuple[dict[str, list
     if previous is not None and previous.update(stories, cited, known, changed):
         return previous.results, previous.snapshot()
     index = RelatedIndex(stories, cited, known, previous=previous, changed=changed)
-    return related_all(index, previous, changed), index.snapshot()
+    return related_all(index, previous, changed, functools.partial(_score, jobs=jobs)), index.snapshot()
+
+
+def _score(index: RelatedIndex, keys: Sequence[str], jobs: int) -> Iterable[list[str]]:
+    """index.related() of each key, on every core when there are many (the workers inherit the index)."""
+    return run_all(_related, index, keys, jobs, min_per_job=RELATED_PER_WORKER)
+
+
+def _related(index: RelatedIndex, key: str) -> list[str]:
+    return index.related(key)
 
 
 def story_jobs(checked: Checked, related: Mapping[str, list[str]]) -> list[StoryJob]:
