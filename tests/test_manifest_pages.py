@@ -78,3 +78,20 @@ def test_manifest_cited_by_nothing_says_so(site: Path):
     page = json.loads(result.files["manifests/1000000000000000003/index.json"])
     assert page["stories"] == [] and page["unused_claims"] == 1
     assert "No published story cites this record yet." in result.files["manifests/1000000000000000003/index.html"].decode()
+
+
+def test_a_manifests_html_and_json_are_made_from_one_view(monkeypatch):
+    """index.html and index.json share the view made for the first (made one after the other, in one process)."""
+    import generator.site.manifest_pages as manifest_pages
+
+    made = []
+    view = manifest_pages.manifest_view
+    monkeypatch.setattr(manifest_pages, "manifest_view", lambda found, *rest: made.append(found.manifest.id)
+                        or view(found, *rest))
+    result = build_in_memory(REPO, jobs=1)
+    assert result.ok
+    ids = sorted(p.stem for p in (REPO / "content/manifests").glob("*.json"))
+    assert sorted(made) == ids
+    for manifest_id in ids:
+        page = _json(result.files, f"manifests/{manifest_id}/index.json")
+        assert escape(page["title"]) in result.files[f"manifests/{manifest_id}/index.html"].decode()

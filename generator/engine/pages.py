@@ -4,7 +4,8 @@ hold already as they would be made now, and the making of the rest."""
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from ..content.authors import Author
 from ..content.config import SiteConfig
@@ -94,12 +95,15 @@ def stale_outputs(outputs: Sequence[Output], prints: Sequence[str], records: Map
 @dataclass(frozen=True)
 class PageMaking:
     """What making the site's outputs needs, and the outputs to make (forked workers inherit it, and are sent
-    only each output's position: an output's context holds many stories)."""
+    only each output's position: an output's context holds many stories). `shared`: the last output given a
+    view and that view, which the next output shares when it asks the same view of the same context (a
+    manifest's index.html and index.json, made one after the other)."""
 
     config: SiteConfig
     renderer: Renderer
     store: OutputStore
     outputs: Sequence[Output]
+    shared: list = field(default_factory=lambda: [None, None])
 
 
 def make_output(making: PageMaking, position: int) -> Receipt:
@@ -109,11 +113,21 @@ def make_output(making: PageMaking, position: int) -> Receipt:
     elif output.raw:
         text = making.renderer.source(output.template)
     else:
-        given = {**output.context, "read": {path: making.store.read(path) for path in output.reads}} \
-            if output.reads else output.context
-        context = output.view(making.config, **given) if output.view else given
+        context = _view(making, output) if output.view else output.context
         text = making.renderer.render(output.template, **context)
     return making.store.put(output.path, text if isinstance(text, bytes) else text.encode("utf-8"))
+
+
+def _view(making: PageMaking, output: Output) -> dict[str, Any]:
+    """What output.view makes of the output's context (and of the story outputs it reads)."""
+    last, view = making.shared
+    if last is not None and last.view is output.view and last.context is output.context and last.reads == output.reads:
+        return view
+    given = {**output.context, "read": {path: making.store.read(path) for path in output.reads}} \
+        if output.reads else output.context
+    view = output.view(making.config, **given)
+    making.shared[:] = [output, view]
+    return view
 
 
 def make_outputs(making: PageMaking, workers: int) -> list[Receipt]:
