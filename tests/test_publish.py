@@ -144,6 +144,17 @@ def test_refuses_a_public_folder_that_is_not_the_build_of_the_site_as_it_is(site
     assert run("publish", dest, "--root", site).exit_code == 0
 
 
+def test_a_build_without_its_search_index_is_published_with_a_warning(site: Path, tmp_path: Path):
+    """--no-search is a choice, so publish ships the build; it says that the search page is behind."""
+    warning = "warning: public/ was built without its search index"
+    assert run("build", "--root", site, "--no-search").exit_code == 0
+    result = run("publish", tmp_path / "www", "--root", site)
+    assert result.exit_code == 0 and warning in result.stderr and "uploaded" in result.stdout, result.output
+    build(site)
+    result = run("publish", tmp_path / "www", "--root", site)
+    assert result.exit_code == 0 and warning not in result.output, result.output
+
+
 def test_refuses_a_destination_inside_public_or_holding_nothing_of_the_site(site: Path, tmp_path: Path):
     build(site)
     result = run("publish", site / "public" / "mirror", "--root", site)

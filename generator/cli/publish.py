@@ -9,7 +9,7 @@ import click
 
 from ..content.findings import shown_name
 from ..content.layout import PACKAGE
-from ..engine.state import key_options, load_state, scan
+from ..engine.state import State, key_options, load_state, scan
 from ..output.record import intact, load_record
 from .cache import site_checked
 from .options import ROOT, build_now, findings_summary, print_findings, require_site
@@ -36,6 +36,9 @@ def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | No
     stale = _stale(root.resolve(), (root / "public").resolve())
     if stale:
         raise click.ClickException(f"publish refused: {stale}; run `ledgerpress build`, then publish")
+    if not (load_state(root.resolve()) or State()).summary.get("search"):  # a choice (--no-search), so not refused
+        click.echo("warning: public/ was built without its search index (--no-search, or Pagefind could not run): "
+                   "its search page does not find what changed since; run `ledgerpress build` to index it", err=True)
     try:
         plan = publish_site(root / "public", dest, endpoint_url=endpoint_url, dry_run=dry_run)
     except (PublishError, OSError) as err:
