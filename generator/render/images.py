@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import functools
 import posixpath
-from typing import NamedTuple
+from collections.abc import Iterable
+from typing import Any, NamedTuple
 
 from ..content.config import SiteConfig
 from ..content.images import FORMATS, ImageFile
@@ -59,8 +60,14 @@ def img_attributes(image: ImageFile, config: SiteConfig) -> dict[str, str | int]
     and the widest one's size, so that the page keeps its place before the image arrives."""
     made = renditions(image, config.widths)
     widest, base_path = made[-1], config.base_path
-    return {"src": base_path + widest.path, "srcset": ", ".join(f"{base_path}{r.path} {r.width}w" for r in made),
-            "sizes": SIZES, "width": widest.width, "height": widest.height}
+    return {"src": base_path + widest.path, "srcset": srcset(made, base_path), "sizes": SIZES, "width": widest.width,
+            "height": widest.height}
+
+
+def srcset(made: Iterable[Any], base_path: str) -> str:
+    """An <img>'s srcset: each rendition (anything with a path and a width) under base_path, with its width (the
+    `srcset` filter of the templates' lead and teaser images)."""
+    return ", ".join(f"{base_path}{rendition.path} {rendition.width}w" for rendition in made)
 
 
 class RenditionView(View):

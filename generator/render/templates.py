@@ -30,6 +30,7 @@ from ..content.limits import MAX_INPUT_BYTES
 from ..content.layout import is_utf8
 from ..content.source import read_bounded
 from .authors import name_separator
+from .images import srcset
 from .dates import ReaderDates, edition_time, unbroken
 from .formats import (
     json_ld,
@@ -151,7 +152,7 @@ def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any, xml: 
                        yaml=yaml_scalar, yaml_ids=yaml_ids, md_text=md_text, md_cell=md_cell, md_code=md_code,
                        md_fence=md_fence, uri=uri, month_day_time=month_day_time, human_time=dates.time,
                        human_day=dates.day, edition_time=edition_time, unbroken=unbroken, tojson_pretty=to_json,
-                       json_ld=json_ld, absolute_urls=absolute_urls, as_text=str,
+                       json_ld=json_ld, absolute_urls=absolute_urls, as_text=str, srcset=srcset,
                        news_article=lambda story: news_article(story, config),
                        profile_page=lambda about: profile_page(about, config),
                        source_record=lambda manifest: source_record(manifest, config),
