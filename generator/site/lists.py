@@ -72,6 +72,11 @@ def by_term(stories: Iterable[Teaser], kind: ListKind) -> dict[str, list[Teaser]
     return found
 
 
+def list_term(kind: ListKind, slug: str, name: str, config: SiteConfig) -> Term:
+    """A term of this kind, with the absolute URL of its list's first page."""
+    return Term(slug=slug, name=name, url=config.url(kind.path(slug)))
+
+
 def term_names(kind: ListKind, config: SiteConfig, declared: Declared,
                found: dict[str, list[Teaser]]) -> dict[str, str]:
     """Slug -> name of every term with a page: the declared ones in their order, else those found, newest first."""
@@ -89,7 +94,7 @@ def listings(stories: Sequence[Teaser], config: SiteConfig, declared: Declared,
         shown = (about or {}).get(kind.name, {})
         for slug, name in term_names(kind, config, declared, found).items():
             mine = found.get(slug, [])
-            term = Term(slug=slug, name=name, url=config.url(kind.path(slug)))
+            term = list_term(kind, slug, name, config)
             description = kind.describe(name, config, len(mine))
             title = kind.title.format(name=name)
             if not kind.paginated:
@@ -114,8 +119,8 @@ def term_counts(stories: Sequence[Teaser], config: SiteConfig, declared: Declare
     for kind in LIST_KINDS:
         if kind.declared:
             found = grouped(stories, kind)
-            counts[kind.name] = [(Term(slug=slug, name=name, url=config.url(kind.path(slug))),
-                                  len(found.get(slug, []))) for slug, name in kind.terms(declared).items()]
+            counts[kind.name] = [(list_term(kind, slug, name, config), len(found.get(slug, [])))
+                                 for slug, name in kind.terms(declared).items()]
     return counts
 
 
