@@ -103,3 +103,19 @@ def test_a_site_without_corrections_says_so(site: Path):
     built = build_in_memory(site)
     assert "No story has needed a correction yet." in built.files["corrections/index.html"].decode()
     assert etree.fromstring(built.files["corrections/feed.xml"]).findall(f"{ATOM}entry") == []
+
+
+def test_a_story_is_never_updated_before_it_was_published(site: Path):
+    """An `updated` (or a correction) dated before publication does not make the page, its data or its
+    structured data say the story changed before it appeared: the published time stands, as in the feeds."""
+    early = STORY.replace("published: 2026-11-21T10:30:00Z\n", "published: 2026-11-21T10:30:00Z\nupdated: 2026-11-20\n")
+    built = build_in_memory(write_tree(site, {STORY_PATH: early}))
+    assert built.ok, built.findings
+    data = json.loads(built.files[STORY_URL + "index.json"])
+    assert data["updated"] == data["published"] == "2026-11-21T10:30:00Z" and data["last_updated"] == "2026-11-21"
+    page = built.files[STORY_URL + "index.html"].decode()
+    assert '"dateModified":"2026-11-21T10:30:00Z"' in page
+    assert {time.get("datetime") for time in html.fromstring(page).cssselect(".story-head .meta time")} \
+        == {"2026-11-21T10:30:00Z"}
+    feed = feedparser.parse(built.files["feed.xml"])
+    assert feed.entries[0].updated == "2026-11-21T10:30:00Z"

@@ -39,9 +39,10 @@ def correction_views(story: Story) -> list[CorrectionView]:
 
 
 def last_changed(story: Story) -> tuple[str, str]:
-    """(when the story last changed, as ISO text; its day): the latest of `updated` (else `published`) and its
-    corrections' dates, since a correction is a change."""
+    """(when the story last changed, as ISO text; its day): the latest of `updated` and its corrections' dates,
+    since a correction is a change, and never before it was published (as its feeds and sitemaps say)."""
     meta = story.meta
-    latest = max([meta.updated or meta.published, *(c.date for c in meta.corrections)], key=_moment)
+    latest = max([meta.published, *([meta.updated] if meta.updated else []), *(c.date for c in meta.corrections)],
+                 key=_moment)
     day = latest.astimezone(dt.timezone.utc).date() if isinstance(latest, dt.datetime) else latest
     return _iso(latest), day.isoformat()
