@@ -28,7 +28,7 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 # What JSON may hold but a YAML reader refuses or alters: C0 and C1 controls but tab and line feed, the line and
 # paragraph separators, lone surrogates, U+FFFE and U+FFFF. (Listed, not given as the complement of what is
-# allowed: a negated class over most of Unicode takes milliseconds to compile at every start.)
+# allowed: a negated class over most of Unicode is slow to compile, and every start would compile it.)
 _UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff\ufffe\uffff]")
 
 

@@ -25,9 +25,8 @@ from markupsafe import Markup
 
 from ..content.config import SiteConfig
 from ..content.findings import Finding
-from ..content.layout import key_of, template_dirs
+from ..content.layout import is_utf8, key_of, template_dirs
 from ..content.limits import MAX_INPUT_BYTES
-from ..content.layout import is_utf8
 from ..content.source import read_bounded
 from .authors import name_separator
 from .images import srcset
@@ -118,8 +117,8 @@ class TemplateSet(BaseLoader):
 
 
 # Templates compiled by an earlier build, kept by Jinja in a folder of the system's temporary folder that only
-# this user may write (Jinja checks that), each by its name, file and source: compiling the template set
-# costs as much as rendering a small site. Jinja does not tell environments apart there, and the code it
+# this user may write (Jinja checks that), each by its name, file and source: compiling the template set is
+# a large part of building a small site. Jinja does not tell environments apart there, and the code it
 # compiles depends on how the environment is set (its finalize, its whitespace options), so each setting has
 # files of its own.
 _ESCAPED = ("html", "xml")

@@ -91,14 +91,14 @@ def _story_data(data: bytes, path: str) -> Any:
     """A story's index.json as the feeds read it: a site's own story.json that does not write the view as JSON
     fails the build at that template (LP900), not with a traceback."""
     try:
-        return _parsed(data)
+        return _entry_view(data)
     except orjson.JSONDecodeError as err:
         raise TemplateRuntimeError(f"story.json must write the story's view as JSON (feeds read each entry's "
                                    f"index.json), but {path}index.json is not JSON: {err}") from None
 
 
 @functools.lru_cache(maxsize=2 * FEED_SIZE)
-def _parsed(data: bytes) -> Any:
+def _entry_view(data: bytes) -> Any:
     """One parse of each story a build's feeds carry, whichever feeds and formats carry it (the site's, its
     newsroom's, its beat's; Atom and JSON), and in the preview of those that did not change since its last
     build. Read only: templates do not change what they are given."""

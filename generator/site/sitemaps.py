@@ -37,7 +37,7 @@ def news_language(language: str) -> str:
 def page_lastmods(stories: Sequence[Teaser], files: Iterable[str]) -> dict[str, str]:
     """{output path: lastmod} for every HTML page worth indexing: the newest change among the stories it shows
     (a list page: its whole term; a manifest page: the stories citing it; others: the whole site)."""
-    newest: dict[str, str] = {}  # by the folder whose pages show the story: "stories/<key>/", "beats/<slug>/", ...
+    newest: dict[str, str] = {}  # by the URL path of the pages showing it: "/stories/<key>/", "/beats/<slug>/", ...
     for story in stories:
         changed = modified(story)
         folders = [story.path, *(kind.path(term) for kind in LIST_KINDS for term in terms_of(story, kind)),
