@@ -128,3 +128,21 @@ def test_feeds_keep_the_newest_50_by_date_then_url():
     assert keys == sorted(keys, reverse=True)
     assert keys[0] == ("2026-11-28T10:00:00Z", "/stories/055/")
     assert next(site_feeds(list(reversed(stories)), config, {}))[1].entries == feed.entries
+
+
+def test_a_kind_of_list_with_feeds_and_no_declared_terms_has_a_feed_for_each_term_its_stories_have(monkeypatch):
+    """Feeds follow the same terms as the list pages (test: the edition row, given feeds): a new row with feeds
+    needs nothing else for each of its pages' feed links to have a feed behind it."""
+    import dataclasses
+
+    import generator.site.feeds as feeds
+    from generator.render.kinds import KINDS
+
+    edition = dataclasses.replace(KINDS["edition"], feed="Stories of the {name} edition of {site}.")
+    monkeypatch.setattr(feeds, "LIST_KINDS", (edition,))
+    stories = [Teaser(b"{}", str(n), {"published": f"2026-11-{20 + n}T10:00:00Z", "updated": f"2026-11-{20 + n}",
+                                      "path": f"/stories/{n}/", "edition": f"2026-11-{20 + n}"}) for n in range(3)]
+    config = SiteConfig.model_validate(tomllib.loads(SITE_TOML))
+    made = dict(site_feeds(stories, config, {}))
+    assert sorted(made) == ["/", "/editions/2026-11-20/", "/editions/2026-11-21/", "/editions/2026-11-22/"]
+    assert [story.path for story in made["/editions/2026-11-21/"].entries] == ["/stories/1/"]

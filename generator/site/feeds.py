@@ -15,7 +15,7 @@ from .. import __version__
 from ..content.config import SiteConfig
 from ..render.kinds import LIST_KINDS, Declared
 from ..render.teaser import Teaser, as_fields
-from .lists import by_term, newest_first
+from .lists import by_term, newest_first, term_names
 from .moments import EPOCH, modified
 from .outputs import SITE_TOML, Output, Site, producer
 
@@ -52,15 +52,16 @@ def make_feed(entries: Sequence[Teaser], config: SiteConfig, folder: str, title:
 
 
 def site_feeds(stories: Sequence[Teaser], config: SiteConfig, declared: Declared) -> Iterator[tuple[str, Feed]]:
-    """(folder, feed) for the whole site, then for each declared term of each kind of list with feeds: each the
-    newest FEED_SIZE of its stories, by published date, then URL (so equal dates keep one order)."""
+    """(folder, feed) for the whole site, then for each term of each kind of list with feeds (the terms that
+    have pages: lists.term_names): each the newest FEED_SIZE of its stories, by published date, then URL (so
+    equal dates keep one order)."""
     ordered = newest_first(stories)  # once: every feed takes its entries from it
     site = make_feed(ordered[:FEED_SIZE], config, "/", config.title, config.description or config.title)
     yield "/", site
     for kind in LIST_KINDS:
         if kind.feed:
             found = by_term(ordered, kind)
-            for slug, name in kind.terms(declared).items():
+            for slug, name in term_names(kind, config, declared, found).items():
                 folder = kind.path(slug)
                 yield folder, make_feed(found.get(slug, [])[:FEED_SIZE], config, folder, f"{config.title}: {name}",
                                         kind.feed.format(name=name, site=config.title), site.updated)
