@@ -118,8 +118,9 @@ class NavLink(NamedTuple):
 
 
 class Navigation(NamedTuple):
-    """The links every page carries (templates read it as `nav`): the front page, the editions, and each
-    declared term of each kind of list (`nav.lists.newsroom`, ...)."""
+    """The links every page carries (templates read it as `nav`): the front page, the editions, and each term
+    site.toml declares, by kind (`nav.lists.newsroom`, `nav.lists.beat`; `nav.lists.author` is empty: authors
+    are declared in content/authors/, and reached from their stories)."""
 
     latest: NavLink
     editions: NavLink
