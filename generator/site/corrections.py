@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from ..render.ledger import manifest_path
 from ..render.teaser import Teaser
 from .feeds import FEED_SIZE
 from .lists import Pager, paginate
@@ -31,6 +32,11 @@ class CorrectionEntry:
     @property
     def url(self) -> str:
         return f"{self.story.url}#{self.anchor}"
+
+    @property
+    def manifest_path(self) -> str | None:
+        """The page of the source record the correction is about (under base_path), if it names one."""
+        return manifest_path(self.manifest_id) if self.manifest_id else None
 
 
 @dataclass(frozen=True)
