@@ -206,6 +206,8 @@ def test_story_json_ld_is_a_complete_news_article(built):
     assert article["@type"] == "NewsArticle" and article["headline"] == "Council funds the Quay Street busway"
     assert article["datePublished"] == "2026-11-21T10:30:00Z" and article["dateModified"]
     assert article["publisher"]["name"] == "Test Desk" and article["articleSection"]
+    front = json.loads(page(built, "index.html").cssselect('script[type="application/ld+json"]')[0].text)
+    assert article["publisher"] in front["@graph"]  # one organization, by one @id, on every page
     assert [(c["name"], c["url"], c["datePublished"]) for c in article["citation"]] == [
         ("Council minutes, November session", "https://council.example.org/minutes/11", "2026-11-20T09:00:00Z"),
         ("Transit ridership report", "https://transit.example.org/ridership", "2026-11-19T12:00:00Z")]

@@ -39,7 +39,7 @@ def image_object(image: Any) -> dict[str, Any]:
 def news_article(story: Any, config: SiteConfig) -> dict[str, Any]:
     """schema.org NewsArticle for a story view: its authors (else the organization), its images, a citation per
     manifest, and its corrections."""
-    publisher = {"@type": "Organization", "name": config.title, "url": config.url("/")}
+    publisher = organization(config)  # the front page's organization, by the same @id
     found = {
         "@context": CONTEXT, "@type": "NewsArticle", "headline": story.title,
         "description": story.description, "url": story.url, "mainEntityOfPage": story.canonical,
