@@ -127,10 +127,11 @@ def term_counts(stories: Sequence[Teaser], config: SiteConfig, declared: Declare
 def editions(stories: Sequence[Teaser], config: SiteConfig) -> list[Edition]:
     """Stories grouped by edition, the newest edition first."""
     kind = KINDS["edition"]
+    # newest edition first; within one, newest first (the sort is stable, reversed too)
     ordered = sorted(newest_first(stories), key=lambda story: story.keys[kind.field], reverse=True)
     found = []
     for key, group in groupby(ordered, key=lambda story: story.keys[kind.field]):
-        mine = newest_first(list(group))
+        mine = list(group)
         found.append(Edition(key, kind.term_name(key, config), kind.path(key), mine, len(mine), edition_time(key)))
     return found
 
