@@ -238,6 +238,25 @@ def test_a_folder_of_the_user_s_with_a_link_in_it_is_carried_link_and_all(demo: 
     assert tree(elsewhere) == {"mine.txt": b"mine\n"}
 
 
+def test_a_link_of_the_user_s_carried_before_a_page_needs_its_place_takes_no_output_outside(demo: Path,
+                                                                                               tmp_path: Path):
+    """A link to a folder elsewhere, carried by a build while no output lay under it, is in the tree the next
+    build writes into: a page added later at that address is refused, and nothing is written through it."""
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert build(demo).returncode == 0
+    (demo / "public" / "zzz").symlink_to(elsewhere, target_is_directory=True)
+    mark_story(demo)
+    assert build(demo).returncode == 0  # carried
+    (demo / "content" / "pages" / "zzz").mkdir(parents=True, exist_ok=True)
+    (demo / "content" / "pages" / "zzz" / "hello.md").write_text("---\ntitle: Hello\ndescription: Hi.\n---\n\nHi.\n")
+    for _ in range(2):
+        done = build(demo)
+        assert done.returncode != 0 and "public/zzz was not written by ledgerpress" in done.stderr, done.stderr
+        assert list(elsewhere.iterdir()) == []
+    assert os.readlink(demo / "public" / "zzz") == str(elsewhere)
+
+
 def test_a_file_of_the_user_s_whose_name_is_not_utf8_is_refused_not_a_traceback(demo: Path):
     assert build(demo).returncode == 0
     name = os.fsencode(demo / "public") + b"/caf\xe9.txt"
@@ -594,3 +613,25 @@ def test_publish_to_s3_deletes_no_key_it_did_not_write(demo: Path, s3, endpoint:
     ledgerpress("publish", f"s3://{s3.bucket}/{prefix}", "--root", demo, "--endpoint-url", endpoint, env=env)
     keys = live_keys(s3)
     assert {f"{under}foreign.txt", f"{under}backups/2025.tar", "elsewhere/keep.txt"} <= keys
+
+
+def test_on_a_file_system_without_hard_links_a_link_of_the_user_s_is_carried_as_a_link(tmp_path: Path, monkeypatch):
+    """Where os.link fails (EPERM: no hard links), the copy made instead keeps a link as a link: it never
+    copies into public/ what the link points to outside it."""
+    import errno
+
+    from generator.output.files import link_or_copy
+
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (elsewhere / "secret.txt").write_text("not for the site\n")
+    (tmp_path / "folder-link").symlink_to(elsewhere, target_is_directory=True)
+    (tmp_path / "file-link").symlink_to(elsewhere / "secret.txt")
+
+    def no_hard_links(*args, **kwargs):
+        raise OSError(errno.EPERM, "hard links not supported")
+
+    monkeypatch.setattr(os, "link", no_hard_links)
+    for name in ("folder-link", "file-link"):
+        link_or_copy(tmp_path / name, tmp_path / f"{name}-carried")
+        assert os.readlink(tmp_path / f"{name}-carried") == os.readlink(tmp_path / name)

@@ -11,9 +11,8 @@ import shutil
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..content.layout import file_digest
 from ..content.findings import shown_name
-from ..content.layout import is_utf8
+from ..content.layout import file_digest, is_utf8
 from .files import link_or_copy, prune, replace_file, write_file
 from .lock import OutputLock
 from .look import LiveLook
@@ -107,6 +106,11 @@ class FolderStore:
         self.made = {path: entry for path, entry in ours.items() if entry[0] != CARRIED
                      and (path in self.live or path not in self.recorded or self.recorded[path][3] != entry[3])}
         self.carried = {path for path, entry in ours.items() if entry[0] == CARRIED}
+        # The user's files carried into the next tree leave it until commit() links those still there again: a
+        # link of theirs to a folder elsewhere must never take an output written into this tree out of it.
+        for path in self.carried:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(self.next, path))
         self.next.mkdir(exist_ok=True)
         shutil.rmtree(self.own / SCRATCH, ignore_errors=True)  # a killed build's: no other one holds the lock
         self.changing.touch()
