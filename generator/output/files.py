@@ -50,7 +50,7 @@ def link_or_copy(source: str | Path, path: str | Path) -> None:
     except OSError as err:
         if err.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
             raise
-        shutil.copy2(source, path)  # a file system without hard links: a copy
+        shutil.copy2(source, path, follow_symlinks=False)  # a file system without hard links: a copy (a link as a link)
 
 
 def prune(top: str | Path, folder: Path) -> None:
