@@ -408,6 +408,22 @@ def test_a_file_edited_in_place_is_repaired_in_the_tree_linked_to_it_too(demo: P
     assert tree(public) == cold(demo, tmp_path)
 
 
+def test_a_page_edited_in_place_then_no_longer_made_is_deleted_from_both_trees(demo: Path, tmp_path: Path):
+    """The edit in place changes the other tree's file too; when the site stops making that page, the next
+    builds leave it out of public/, as a cold build does (it was neither kept as the user's nor left behind)."""
+    assert build(demo).returncode == 0
+    mark_story(demo)
+    assert build(demo).returncode == 0
+    public = demo / "public"
+    with open(public / "about" / "index.html", "a") as page:  # in place: the same inode
+        page.write("defaced")
+    (demo / "content" / "pages" / "about.md").unlink()
+    for _ in range(3):
+        assert build(demo).returncode == 0
+        assert tree(public) == cold(demo, tmp_path)
+        mark_story(demo)
+
+
 def test_a_story_edited_and_undone_around_a_build_never_leaves_stale_pages(demo: Path, tmp_path: Path):
     """The story changes after the build has looked at the site and before it reads the story, and changes
     back after: the next build must not take the old look for what it rendered."""

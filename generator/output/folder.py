@@ -105,15 +105,16 @@ class FolderStore:
         # A file of the next tree linked to a live file edited in place since (the same inode) was edited too.
         self.made = {path: entry for path, entry in ours.items() if entry[0] != CARRIED
                      and (path in self.live or path not in self.recorded or self.recorded[path][3] != entry[3])}
-        self.carried = {path for path, entry in ours.items() if entry[0] == CARRIED}
-        # The user's files carried into the next tree leave it until commit() links those still there again: a
-        # link of theirs to a folder elsewhere must never take an output written into this tree out of it.
-        for path in self.carried:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(os.path.join(self.next, path))
+        # Those edited in place leave the next tree (written again if still made, else gone), as do the user's
+        # files carried into it, until commit() links those still there again: a link of theirs to a folder
+        # elsewhere must never take an output written into this tree out of it.
+        self.dropped = ours.keys() - self.made.keys()
         self.next.mkdir(exist_ok=True)
         shutil.rmtree(self.own / SCRATCH, ignore_errors=True)  # a killed build's: no other one holds the lock
         self.changing.touch()
+        for path in self.dropped:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(os.path.join(self.next, path))
         self.handled: dict[str, str] = {}
         self.written: set[str] = set()  # files put into the next tree anew this build
         self._folders_made: set[str] = set()
@@ -148,7 +149,7 @@ class FolderStore:
         if not self.holds(path, code):
             return False
         source, target = os.path.join(self.out, path), os.path.join(self.next, path)
-        if made is None and path not in self.carried:  # nothing of ours there: linked in place, no rename
+        if made is None:  # nothing there (what was, but not as made, left when the build started): linked in place
             self._folder(os.path.dirname(target))
             try:
                 os.link(source, target)
@@ -220,7 +221,7 @@ class FolderStore:
             replace_file(os.path.join(self.next, path),
                          lambda temporary, path=path: link_or_copy(self.out / path, temporary))
         # what the next tree held, and what this build put there but left out (a search index that failed)
-        stale = [path for path in dict.fromkeys([*self.made, *self.carried, *self.handled]) if path not in outputs
+        stale = [path for path in dict.fromkeys([*self.made, *self.dropped, *self.handled]) if path not in outputs
                  and path not in self.foreign]
         for path in stale:
             with contextlib.suppress(FileNotFoundError):
@@ -229,7 +230,7 @@ class FolderStore:
         # The folders whose entries this build changed, and those holding files of the user's (added while the
         # tree was live, after its times were taken): every other one stands as when the tree was last made.
         changed = (path for path, code in outputs.items() if (made := self.made.get(path)) is None or made[0] != code)
-        self.moved = {"", *folders_of([*self.foreign, *self.carried, *stale, *changed])}
+        self.moved = {"", *folders_of([*self.foreign, *self.dropped, *stale, *changed])}
         written = [path for path, code in self.handled.items() if path in outputs and not self.holds(path, code)]
         gone = [path for path in self.live if path not in outputs]
         return CommitStats(len(outputs), len(written), len(outputs) - len(written), len(gone), written + gone)
