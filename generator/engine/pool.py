@@ -6,12 +6,14 @@ import functools
 import gc
 import os
 import signal
+import sys
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, TypeVar
 
 Item = TypeVar("Item")
 Result = TypeVar("Result")
 
+PR_SET_PDEATHSIG = 1  # Linux's prctl option: the signal a process gets when its parent ends
 MIN_PER_JOB = 16  # fewer items a process are done sooner here than a pool starts
 
 
@@ -35,7 +37,8 @@ def run_all(func: Callable[[Any, Item], Result], context: Any, items: Sequence[I
     _CONTEXT[0] = context
     caller_froze = gc.get_freeze_count() > 0  # (a build freezes its memo for its whole life: left frozen)
     gc.freeze()  # the workers' collector leaves what they inherit alone: it stays shared, not copied page by page
-    pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"), initializer=_ignore_interrupts)
+    pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker,
+                               initargs=(os.getpid(),))
     try:
         yield from pool.map(functools.partial(_call, func), items, chunksize=chunk)
     finally:
@@ -52,6 +55,14 @@ def _call(func: Callable[[Any, Item], Result], item: Item) -> Result:
     return func(_CONTEXT[0], item)
 
 
-def _ignore_interrupts() -> None:
-    """Ctrl-C is the parent's to handle (it shuts the pool down): workers must not each print a traceback."""
+def _start_worker(parent: int) -> None:
+    """Ctrl-C is the parent's to handle (it shuts the pool down): workers must not each print a traceback. A
+    worker ends with its parent: the pool's workers of a killed build would otherwise wait for work forever
+    (each holds the pool's queues open), keeping all they inherited."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    if os.getppid() != parent:  # it died before that took effect
+        os._exit(1)

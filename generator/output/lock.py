@@ -4,6 +4,7 @@ beside it, which the system lets go of when the process ends, however it ends.""
 from __future__ import annotations
 
 import os
+import weakref
 from pathlib import Path
 
 
@@ -29,8 +30,27 @@ class OutputLock:
         except BlockingIOError:
             self.release()
             raise Locked(f"{what}; wait for it to end, or stop it") from None
+        _HELD.add(self)
 
     def release(self) -> None:
         if self.descriptor is not None:
             os.close(self.descriptor)  # closing lets go of the lock
             self.descriptor = None
+            _HELD.discard(self)
+
+
+_HELD: weakref.WeakSet[OutputLock] = weakref.WeakSet()
+
+
+def _not_in_a_child() -> None:
+    """A process forked while a lock is held (a pool's worker) lets go of its copy: the lock stays the parent's
+    alone, so that a worker outliving its killed build cannot keep every later build out of the folder."""
+    for lock in list(_HELD):
+        if lock.descriptor is not None:
+            os.close(lock.descriptor)
+            lock.descriptor = None
+    _HELD.clear()
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_not_in_a_child)
