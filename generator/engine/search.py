@@ -48,10 +48,11 @@ class Search:
 
 
 def search_plan(records: Iterable[StoryRecord], pages: Iterable[Page], outputs: Mapping[str, str]) -> list[Shard]:
-    """The shards of the site's story pages (known by what the index reads of them) and plain pages."""
+    """The shards of the site's story pages (known by what the index reads of them) and plain pages (those
+    built: one whose address a generated file takes is left out when LP011 is not an error)."""
     stories = [Searchable(f"stories/{record.brief.key}/index.html", record.rendered.indexed,
                           record.brief.published.isoformat(), record.brief.key) for record in records]
-    plain = [Searchable(path, outputs[path]) for path in map(page_output, pages)]
+    plain = [Searchable(path, outputs[path]) for path in map(page_output, pages) if path in outputs]
     return plan_shards(stories, plain)
 
 
