@@ -196,3 +196,34 @@ def test_a_ledger_row_follows_its_manifest_and_the_site_url():
     assert ledger_rows(story, manifests, content.config)[0] == before
     elsewhere = content.config.model_copy(update={"base_url": "https://elsewhere.example/news/"})
     assert ledger_rows(story, manifests, elsewhere)[0].manifest_url == f"https://elsewhere.example/news/manifests/{cited}/"
+
+
+def test_a_story_changed_after_it_was_checked_is_not_made_from_its_new_text(site: Path, monkeypatch):
+    """The memo holds a story unchanged but its pages must be made again (a template changed): its file is read
+    again, and if its bytes are no longer those checked, the build stops (LP001, build again) rather than
+    publish text no rule has seen."""
+    import generator.engine.stories as stories
+    from generator.content.layout import file_digest
+    from generator.engine.build import Options, build_site
+    from generator.output.store import MemoryStore
+    from tests.conftest import STORY_PATH, write_tree
+
+    store = MemoryStore()
+    first = build_site(site, store, Options(jobs=1, search=False))
+    assert first.ok
+    store.commit(first.outputs)
+    template = (Path(__file__).resolve().parent.parent / "templates" / "story.md").read_text()
+    write_tree(site, {"templates/story.md": template + "\n"})
+    again = stories.sections_again
+
+    def edited_meanwhile(reading, shown, digest):
+        story = site / STORY_PATH
+        story.write_text(story.read_text().replace("on a 9 to 2 vote.", "on a vote nobody checked."))
+        return again(reading, shown, digest)
+
+    monkeypatch.setattr(stories, "sections_again", edited_meanwhile)
+    digests = {path.relative_to(site).as_posix(): file_digest(path.read_bytes())
+               for path in (site / "content").rglob("*") if path.is_file()}
+    result = build_site(site, store, Options(jobs=1, search=False), memo=first.memo, digests=digests)
+    assert [(f.path, f.code) for f in result.findings if f.severity == "error"] == [(STORY_PATH, "LP001")]
+    assert not result.outputs

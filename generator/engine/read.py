@@ -142,9 +142,14 @@ def spilled_story(spill: Spill, spilled: Spilled, shown: str) -> tuple[Story, li
     return story, sections_of(rows)
 
 
-def sections_again(reading: Reading, shown: str) -> tuple[Story, list[SectionView]]:
-    """A story read again, with its sections: the memo held it unchanged, but its variants must be made again."""
-    story, _ = load_story(os.path.join(reading.root, shown), shown, edition=reading.config.edition)
+def sections_again(reading: Reading, shown: str, digest: str) -> tuple[Story, list[SectionView]]:
+    """A story read again, with its sections: the memo held it unchanged, but its variants must be made again
+    (from the bytes it was checked as, of this digest)."""
+    path = os.path.join(reading.root, shown)
+    data, _ = read_bounded(path, shown, MAX_STORY_BYTES)
+    if data is None or file_digest(data) != digest:
+        raise StoryChanged(shown)
+    story, _ = load_story(path, shown, data, edition=reading.config.edition)
     if not isinstance(story, Story):
         raise StoryChanged(shown)
     body = parse_body(story.body, story.body_line)

@@ -106,7 +106,7 @@ def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
         story, sections = spilled_story(making.spill, spilled, job.path)
     else:  # the memo held the story unchanged, but its variants must be made again
         story, sections = sections_again(Reading(making.root, making.config, making.manifests, None, making.images),
-                                         job.path)
+                                         job.path, job.digest)
     view = story_view(story, sections, making.manifests, making.config, related_views(job.related, making.config),
                       list(job.passed), making.authors, making.images, [(src, alt) for src, alt, _ in job.images])
     variants = {suffix: making.renderer.render(f"story.{suffix}", story=view).encode("utf-8")
