@@ -564,17 +564,21 @@ def test_random_edits_built_as_the_preview_builds_give_a_cold_build_s_files(site
         assert store.files == _built(site)[1], f"after {kind}"
 
 
-def test_a_story_edited_after_the_scan_is_built_as_read_then_built_again(site: Path):
-    """A story the memo holds by the scan's digest, but which changed after the scan, is read again by the next
-    build, whose scan sees it: then the output is a cold build's."""
+def test_a_story_edited_after_the_scan_is_not_built_from_unchecked_text_then_built_again(site: Path):
+    """A story the memo holds by the scan's digest, but which changed after the scan, is not made from its new,
+    unchecked text (the build stops: LP001, build again); the next build, whose scan sees it, reads it again:
+    then the output is a cold build's."""
+    from generator.engine.build import Options, build_site
     from generator.engine.state import content_digests, scan
+    from generator.output.store import MemoryStore
 
     first, _ = _built(site, None, None)
     digests = content_digests(site, scan(site, None)[1])
     path = site / STORY_PATH
     path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
-    during, _ = _built(site, first.memo, digests)  # the memo's reading holds for the scanned bytes
-    after, files = _built(site, during.memo, content_digests(site, scan(site, None)[1]))
+    during = build_site(site, MemoryStore(), Options(search=False), first.memo, digests, memo_key=("k", "o"))
+    assert [(f.path, f.code) for f in during.findings] == [(STORY_PATH, "LP001")] and not during.outputs
+    after, files = _built(site, first.memo, content_digests(site, scan(site, None)[1]))
     assert files == _built(site)[1] and b"voted no" in files["stories/2026-11-21/council-funds-the-quay-street-busway/index.md"]
 
 
