@@ -15,7 +15,7 @@ import pytest
 from click.testing import CliRunner
 
 from generator.cli import cli
-from generator.content.layout import CACHE_DIR
+from generator.content.layout import CACHE_DIR, file_digest
 from generator.engine.state import STATE_FILE
 from generator.output.whole import write_whole
 from generator.site import search
@@ -687,3 +687,27 @@ def test_an_empty_or_short_signing_key_is_replaced_by_a_whole_one_only_its_user_
     key.write_bytes(b"short")
     assert len(memo._secret()) == memo.KEY_BYTES
     assert sorted(p.name for p in key.parent.iterdir()) == [memo.KEY_NAME]
+
+
+def test_an_input_that_cannot_be_read_counts_and_is_read_again_once_it_can(site: Path, monkeypatch):
+    """A story the scan cannot open (permission denied) is an input all the same, so a build after it appeared
+    is not `up to date`; made readable (a chmod moves no time), the next scan reads it rather than trusting the
+    stamp that said it could not."""
+    import generator.engine.state as state
+
+    path = str((site / STORY_PATH).resolve())
+    real_open = os.open
+
+    def refused(name, *args, **kwargs):
+        if str(name) == path:
+            raise PermissionError(13, "Permission denied", name)
+        return real_open(name, *args, **kwargs)
+
+    monkeypatch.setattr(state.os, "open", refused)
+    before = state.State("k", *state.scan(site.resolve(), None))
+    assert before.inputs[path][3] == "unread"
+    monkeypatch.setattr(state.os, "open", real_open)
+    time.sleep(0.01)
+    before.started_ns = time.time_ns() + state.RACY_NS  # its stat is old enough to be trusted, were it read
+    _, now = state.scan(site.resolve(), before)
+    assert now[path][3] == file_digest((site / STORY_PATH).read_bytes())

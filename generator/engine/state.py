@@ -93,12 +93,10 @@ def scan(root: Path, previous: State | None) -> tuple[int, dict[str, Stamp]]:
             continue
         old = known.get(path)
         if (old is not None and stat.S_ISREG(info.st_mode) and old[:3] == [info.st_mtime_ns, info.st_size, info.st_ino]
-                and info.st_mtime_ns < trusted_before):
+                and info.st_mtime_ns < trusted_before and old[3] != "unread"):  # (a chmod moves no time)
             inputs[path] = old
             continue
-        stamp = _stamp(path, info)
-        if stamp is not None:
-            inputs[path] = stamp
+        inputs[path] = _stamp(path, info)
     return started, inputs
 
 
@@ -118,23 +116,22 @@ def rescan(previous: State, changed: Collection[str]) -> tuple[int, dict[str, St
             continue  # deleted: no longer an input
         if stat.S_ISDIR(info.st_mode):
             return None  # a folder now, whose files only a whole scan finds
-        stamp = _stamp(path, info)
-        if stamp is not None:
-            inputs[path] = stamp
+        inputs[path] = _stamp(path, info)
     return started, inputs
 
 
-def _stamp(path: str, info: os.stat_result) -> Stamp | None:
-    """A file's stamp from its stat, with its digest ("unread" for what is not a regular file)."""
+def _stamp(path: str, info: os.stat_result) -> Stamp:
+    """A file's stamp from its stat, with its digest ("unread" for what is not a regular file, or cannot be
+    read: the loaders report it, and a build after it appeared must not say `up to date`)."""
     if not stat.S_ISREG(info.st_mode):
         return [info.st_mtime_ns, info.st_size, info.st_ino, "unread"]
     digest = _digest(path, info.st_size)
-    return None if digest is None else [info.st_mtime_ns, info.st_size, info.st_ino, digest]
+    return [info.st_mtime_ns, info.st_size, info.st_ino, "unread" if digest is None else digest]
 
 
 def _digest(path: str, size: int) -> str | None:
-    """A regular file's digest; one too large for any input is known by its size and time alone (the loaders
-    refuse it), and one swapped for something else since the stat is left out."""
+    """A regular file's digest, None when it cannot be read (or was swapped for something else since the
+    stat); one too large for any input is known by its size alone (every loader refuses it)."""
     if size > MAX_INPUT_BYTES:
         return f"large:{size}"
     try:
