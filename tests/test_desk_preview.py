@@ -95,3 +95,17 @@ def test_a_preview_that_stops_first_leaves_the_one_it_replaced_announced(tmp_pat
     second = announce(tmp_path, "http://127.0.0.1:8002", True)
     withdraw(second)
     assert announced(tmp_path) is None and not (tmp_path / ".ledgerpress-cache" / ANNOUNCEMENT).exists()
+
+
+@pytest.mark.parametrize("pid", [2**70, 0, -1])
+def test_an_announcement_whose_pid_no_process_can_have_is_no_preview(tmp_path: Path, pid: int):
+    """A serve.json written by hand (or damaged) with a pid past any process's, or one naming a group of
+    processes, announces no preview: the desk says none runs, it does not fail."""
+    import json
+
+    from generator.desk.preview import ANNOUNCEMENT, announced
+
+    (tmp_path / ".ledgerpress-cache").mkdir()
+    (tmp_path / ".ledgerpress-cache" / ANNOUNCEMENT).write_text(json.dumps({"url": "http://127.0.0.1:8001",
+                                                                             "pid": pid}))
+    assert announced(tmp_path) is None

@@ -16,6 +16,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..content.layout import CACHE_DIR
+from ..engine.scratch import running
 from ..output.whole import write_whole
 from .errors import DeskError
 from .paths import story_path
@@ -59,7 +60,7 @@ def withdraw(announcement: Announcement | None) -> None:
     if found is None or found.get("pid") != os.getpid():
         return
     earlier = announcement.replaced
-    if earlier is not None and _running(earlier):
+    if earlier is not None and running(earlier["pid"]):
         with contextlib.suppress(OSError):
             write_whole(announcement.path, json.dumps(earlier).encode("utf-8"))
             return
@@ -71,17 +72,7 @@ def announced(root: Path) -> dict | None:
     found = _read(root / CACHE_DIR / ANNOUNCEMENT)
     if found is None or not isinstance(found.get("url"), str) or not isinstance(found.get("pid"), int):
         return None
-    return found if _running(found) else None
-
-
-def _running(found: dict) -> bool:
-    try:
-        os.kill(found["pid"], 0)
-    except ProcessLookupError:
-        return False  # killed without removing its file
-    except PermissionError:
-        pass
-    return True
+    return found if running(found["pid"]) else None
 
 
 def _read(path: Path) -> dict | None:

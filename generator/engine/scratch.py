@@ -27,16 +27,20 @@ def clear_leftovers(folder: str, prefix: str) -> None:
         if not entry.is_dir(follow_symlinks=False) or info.st_uid != os.getuid():
             continue
         owner = entry.name[len(prefix):].split("-")[0]
-        gone = not _running(int(owner)) if owner.isdigit() else time.time() - info.st_mtime > LEFTOVER_AGE_S
+        gone = not running(int(owner)) if owner.isascii() and owner.isdigit() else \
+            time.time() - info.st_mtime > LEFTOVER_AGE_S
         if gone:
             shutil.rmtree(entry.path, ignore_errors=True)
 
 
-def _running(pid: int) -> bool:
+def running(pid: int) -> bool:
+    """Whether a process of this id runs (another user's counts; no id at all, or one past any pid, does not)."""
+    if pid <= 0:  # 0 and below name groups of processes, not one
+        return False
     try:
         os.kill(pid, 0)
-    except ProcessLookupError:
+    except (ProcessLookupError, OverflowError):
         return False
-    except (PermissionError, OverflowError):  # another user's process, or no pid at all: not ours to judge
+    except PermissionError:  # another user's process
         pass
     return True
