@@ -192,6 +192,21 @@ def test_a_lang_that_is_not_a_language_tag_never_reaches_pagefind(tmp_path: Path
     assert not [path for path in tmp_path.rglob("*escaped*")]
 
 
+@pytest.mark.parametrize("html, refused", [
+    (b'<html lang=en dir=ltr>', False), (b"<html lang='en-GB'>", False), (b'<html dir="ltr" lang="fr">', False),
+    (b'<html lang=../x dir=ltr>', True), (b"<html lang='a/b'>", True),
+])
+def test_lang_is_read_quoted_or_not_as_html_reads_it(html: bytes, refused: bool):
+    """An unquoted lang ends at a space (lang=en dir=ltr is English): only a value that is not a language tag
+    stops search."""
+    page = html + b"<body data-pagefind-body><p>Words here.</p></body></html>"
+    if refused:
+        with pytest.raises(engine_search.SearchUnavailable, match="not a language tag"):
+            engine_search._language("index.html", page)
+    else:
+        engine_search._language("index.html", page)
+
+
 def test_a_pagefind_failing_after_other_shards_leaves_no_search_file_in_the_output(site: Path, tmp_path: Path,
                                                                                    monkeypatch):
     """Bundles go into the output as Pagefind makes them: when a later shard fails, the build goes on without

@@ -107,7 +107,7 @@ def shard_fingerprint(shard: Shard) -> str:
 SCRATCH_PREFIX = "ledgerpress-search-"  # then the process id: a folder left by a killed run is found and removed
 TIMEOUT_S, PAGES_PER_S = 60.0, 10       # how long Pagefind may take on a shard: a minute, and a second per 10 pages
 # Pagefind names some of its files after each page's <html lang>: only a language tag may pass, never a path.
-_LANG = re.compile(rb"<html\b[^>]*?\blang\s*=\s*([\"']?)([^\"'>]*)\1", re.IGNORECASE)
+_LANG = re.compile(rb"""<html\b[^>]*?\blang\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>]+))""", re.IGNORECASE)
 _TAG = re.compile(rb"[A-Za-z]{1,8}(?:-[A-Za-z0-9]{1,8})*")
 
 
@@ -149,8 +149,9 @@ def _language(path: str, page: bytes) -> None:
     """Refuse a page whose <html lang> is not a language tag: Pagefind would write files named after it
     (`../../x` included) outside its folder."""
     found = _LANG.search(page[:4096])
-    if found and found[2] and not _TAG.fullmatch(found[2]):
-        shown = found[2][:40].decode("utf-8", "replace")
+    lang = next((value for value in found.groups() if value is not None), b"") if found else b""
+    if lang and not _TAG.fullmatch(lang):
+        shown = lang[:40].decode("utf-8", "replace")
         raise SearchUnavailable(f'{path} has <html lang="{shown}">, which is not a language tag')
 
 
