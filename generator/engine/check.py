@@ -227,6 +227,5 @@ def _repeats(root: Path, checked: Checked, members: list[StoryRecord], memo: Mem
 def _drafts_warn(report: Report, records: Mapping[str, StoryRecord]) -> Report:
     """A draft is checked, but not built: what is wrong in it is a warning until it is published."""
     drafts = {path for path, record in records.items() if record.draft}
-    findings = [Finding(f.path, f.line, f.col, f.code, f.message, "warning") if f.path in drafts else f
-                for f in report.findings]
+    findings = [dataclasses.replace(f, severity="warning") if f.path in drafts else f for f in report.findings]
     return Report(findings, report.passed)

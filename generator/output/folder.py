@@ -83,7 +83,9 @@ class FolderStore:
         self.record = load_record(self.out)
         live = self.record.tree(self.out) if self.out.exists() else {}
         if live is None:
-            if any(os.scandir(self.out)):
+            with os.scandir(self.out) as entries:
+                foreign = any(entries)
+            if foreign:
                 raise OutputRefused(f"{self.out} holds files ledgerpress did not write; delete it (the build "
                                     "makes it again) or choose another folder with --out")
             live = {}
