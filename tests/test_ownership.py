@@ -651,3 +651,19 @@ def test_on_a_file_system_without_hard_links_a_link_of_the_user_s_is_carried_as_
     for name in ("folder-link", "file-link"):
         link_or_copy(tmp_path / name, tmp_path / f"{name}-carried")
         assert os.readlink(tmp_path / f"{name}-carried") == os.readlink(tmp_path / name)
+
+
+def test_a_build_refused_while_the_folder_is_locked_says_whether_a_build_or_a_publish_holds_it(demo: Path):
+    from generator.output.lock import OutputLock
+
+    assert build(demo).returncode == 0
+    for exclusive, said in ((True, "is being written by another build"), (False, "is being published")):
+        lock = OutputLock(demo / ".public.ledgerpress" / "lock")
+        lock.take(exclusive=exclusive, wait=False, what="held by the test")
+        try:
+            mark_story(demo)
+            done = build(demo)
+            assert done.returncode == 1 and said in done.stderr and "Traceback" not in done.stderr, done.stderr
+        finally:
+            lock.release()
+    assert build(demo).returncode == 0
