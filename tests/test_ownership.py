@@ -604,6 +604,23 @@ def test_where_two_folders_cannot_be_exchanged_build_and_publish_switch_them_by_
     assert not [path.name for path in beside if "previous" in path.name or "publish-" in path.name]
 
 
+def test_a_switch_by_renames_stopped_between_them_loses_neither_the_site_nor_the_user_s_files(demo: Path,
+                                                                                                tmp_path: Path):
+    """Killed after it set the live tree aside and before it put the new one in its place, a switch by renames
+    leaves no public/: the next build puts the old tree back first, so that the user's files in it are not
+    deleted with the folder aside, and then builds as after any other stop."""
+    assert build(demo).returncode == 0
+    (demo / "public" / "mine.txt").write_text("mine\n")
+    mark_story(demo)
+    assert build(demo).returncode == 0
+    os.rename(demo / "public", demo / ".public.ledgerpress" / "previous")  # where the kill left it
+    mark_story(demo)
+    assert build(demo).returncode == 0
+    assert tree(demo / "public") == {**cold(demo, tmp_path), "mine.txt": b"mine\n"}
+    mark_story(demo)
+    assert build(demo).returncode == 0 and (demo / "public" / "mine.txt").read_text() == "mine\n"
+
+
 # --- publish deletes only what an earlier publish wrote ---------------------------------------------------
 
 

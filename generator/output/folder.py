@@ -27,12 +27,13 @@ from .record import (
     stat_entry,
 )
 from .store import CommitStats, Receipt, check_relative
-from .switch import switch
+from .switch import restore, switch
 from .tree import folder_times, folders_of, foreign_files, in_the_way
 
 
 SCRATCH = "scratch"  # in the output's own folder: the build's temporary files
 CHANGING = "changing"  # in the output's own folder while a build changes the next tree
+PREVIOUS = "previous"  # in the output's own folder: the live tree, for a moment, where two cannot be exchanged
 
 
 class OutputRefused(Exception):
@@ -86,6 +87,7 @@ class FolderStore:
             raise
 
     def _start(self) -> None:
+        restore(self.out, self.own / PREVIOUS)
         self.record = load_record(self.out)
         live = self.record.tree(self.out) if self.out.exists() else {}
         if live is None:
@@ -197,7 +199,7 @@ class FolderStore:
                 self.record.dirs[live] = self.live_folders or folder_times(self.out, self.record.trees[live])
             save_record(self.out, self.record)
             self.changing.unlink(missing_ok=True)  # the next tree is complete and recorded: trusted from now on
-            switch(self.next, self.out, self.own / "previous")  # the live tree becomes the next
+            switch(self.next, self.out, self.own / PREVIOUS)  # the live tree becomes the next
             if first:
                 self._mirror(tree)
             return stats

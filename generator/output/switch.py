@@ -35,5 +35,16 @@ def switch(new: Path, live: Path, aside: Path) -> None:
     elif not exchange(new, live):
         shutil.rmtree(aside, ignore_errors=True)
         os.rename(live, aside)
-        os.rename(new, live)
+        try:
+            os.rename(new, live)
+        except OSError:
+            os.rename(aside, live)
+            raise
         os.rename(aside, new)
+
+
+def restore(live: Path, aside: Path) -> None:
+    """Put back the live folder that a switch through renames, stopped between its first two, left aside (and
+    no live folder): the next one to switch would take the place for empty and delete what was set aside."""
+    if not live.exists() and aside.is_dir():
+        os.rename(aside, live)
