@@ -29,7 +29,6 @@ from ..content.layout import is_utf8, key_of, template_dirs
 from ..content.limits import MAX_INPUT_BYTES
 from ..content.source import read_bounded
 from .authors import name_separator
-from .images import srcset
 from .dates import ReaderDates, edition_time, unbroken
 from .formats import (
     json_ld,
@@ -44,6 +43,7 @@ from .formats import (
     yaml_ids,
     yaml_scalar,
 )
+from .images import srcset
 from .kinds import KINDS
 from .links import absolute_urls
 from .structured import news_article, profile_page, source_record, website
