@@ -178,6 +178,22 @@ def test_an_output_path_or_its_record_folder_that_is_not_a_folder_is_refused(dem
         assert tree(demo / "public") == before
 
 
+def test_an_output_folder_that_is_a_mount_point_is_refused_before_anything_is_built(demo: Path,
+                                                                                     monkeypatch: pytest.MonkeyPatch):
+    """A mount point can neither be exchanged with the tree beside it nor hold links to it: refused at once, with
+    what to do instead, rather than after the whole build."""
+    from generator.output import folder
+
+    out = (demo / "public").resolve()
+    out.mkdir()
+    real = os.path.ismount
+    monkeypatch.setattr(folder.os.path, "ismount", lambda path: Path(path).resolve() == out or real(path))
+    with pytest.raises(folder.OutputRefused, match="is a mount point.*--out .*/public/public"):
+        folder.check_target(out, demo)
+    monkeypatch.setattr(folder.os.path, "ismount", real)
+    folder.check_target(out, demo)
+
+
 def test_a_disk_that_refuses_a_write_leaves_public_as_it_was(demo: Path, monkeypatch: pytest.MonkeyPatch):
     from click.testing import CliRunner
 

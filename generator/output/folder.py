@@ -42,8 +42,8 @@ class OutputRefused(Exception):
 
 def check_target(out: Path, root: Path) -> None:
     """Refuse an output folder a build must never own (the filesystem root, a home folder, the site itself, a
-    folder holding it, or a folder inside its content/ or templates/) or cannot (a file, or one whose folder
-    for the record and the second tree is taken by a file or a link)."""
+    folder holding it, or a folder inside its content/ or templates/) or cannot (a file, a mount point, or one
+    whose folder for the record and the second tree is taken by a file or a link)."""
     out, root = out.resolve(), root.resolve()
     home = Path.home().resolve()
     if out == Path(out.anchor) or out == home or out in root.parents or out == root:
@@ -54,6 +54,9 @@ def check_target(out: Path, root: Path) -> None:
             raise OutputRefused(f"refusing to write the site into {out}: it is inside {inputs.name}/")
     if out.exists() and not out.is_dir():
         raise OutputRefused(f"{out} is a file, not a folder: move it, or choose another folder with --out")
+    if os.path.ismount(out):  # it could be neither exchanged with the tree beside it nor hard-linked into it
+        raise OutputRefused(f"{out} is a mount point, and a build puts each new tree in its folder's place: build "
+                            f"into a folder inside it, e.g. --out {out / 'public'}")
     own = own_folder(out)
     if own.is_symlink() or own.exists() and not own.is_dir():  # a link would take the second tree elsewhere
         raise OutputRefused(f"{own} is in the way: ledgerpress keeps the record and the second tree of "
