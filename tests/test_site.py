@@ -279,3 +279,21 @@ def test_the_kinds_table_places_every_page_of_a_kind_and_every_link_to_it(busy, 
                 for u in etree.fromstring(result.files["sitemap.xml"]).iter(f"{SITEMAP}url")}
     assert lastmods[f"{BASE}/sections/desks/science/"] == "2026-11-24T15:00:00Z"
     assert lastmods[f"{BASE}/sections/desks/city/page/2/"] == "2026-11-25T06:00:00Z"
+
+
+def test_a_heading_s_inline_markdown_is_html_on_the_page_and_in_feeds_and_as_written_in_the_other_formats(
+        site: Path):
+    """`## Why *now*` is a heading with emphasis on the page and in a feed entry, as a paragraph's would be; the
+    Markdown variant and index.json keep it as written; the rest of its text is escaped (raw HTML is LP061's)."""
+    from tests.conftest import STORY, STORY_PATH, build_in_memory, write_tree
+
+    story = STORY.replace("## The vote", "## The vote, and *why now* & `9 to 2`")
+    built = build_in_memory(write_tree(site, {STORY_PATH: story}), search=False)
+    assert built.ok, built.findings
+    folder = "stories/2026-11-21/council-funds-the-quay-street-busway/"
+    heading = "The vote, and <em>why now</em> &amp; <code>9 to 2</code>"
+    assert f">{heading}</h2>" in built.files[folder + "index.html"].decode()
+    assert json.loads(built.files["feed.json"])["items"][0]["content_html"].count(f"<h2>{heading}</h2>") == 1
+    assert "## The vote, and *why now* & `9 to 2`" in built.files[folder + "index.md"].decode()
+    titles = [section["title"] for section in json.loads(built.files[folder + "index.json"])["sections"]]
+    assert "The vote, and *why now* & `9 to 2`" in titles

@@ -23,6 +23,7 @@ from jinja2 import (
 )
 from markupsafe import Markup
 
+from ..content.body import MD
 from ..content.config import SiteConfig
 from ..content.findings import Finding
 from ..content.layout import is_utf8, key_of, template_dirs
@@ -59,6 +60,12 @@ def pluralize(number: int, suffix: str = "s") -> str:
     `{{ "s" if n != 1 }}`: without an else, that prints an undefined value, which escaping first probes for
     `__html__` at the cost of an exception.)"""
     return "" if number == 1 else suffix
+
+
+def inline_markdown(text: str) -> Markup:
+    """One line of Markdown as written (a section's heading) as HTML, through the body's own renderer: its
+    emphasis, code and links as the body's, everything else escaped."""
+    return Markup(MD.renderInline(text, {}))
 
 
 def index_by(items: Iterable[Any], attribute: str) -> dict[Any, Any]:
@@ -152,6 +159,7 @@ def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any, xml: 
                        md_fence=md_fence, uri=uri, month_day_time=month_day_time, human_time=dates.time,
                        human_day=dates.day, edition_time=edition_time, unbroken=unbroken, tojson_pretty=to_json,
                        json_ld=json_ld, absolute_urls=absolute_urls, as_text=str, srcset=srcset,
+                       inline_markdown=inline_markdown,
                        news_article=lambda story: news_article(story, config),
                        profile_page=lambda about: profile_page(about, config),
                        source_record=lambda manifest: source_record(manifest, config),
