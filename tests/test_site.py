@@ -287,13 +287,15 @@ def test_a_heading_s_inline_markdown_is_html_on_the_page_and_in_feeds_and_as_wri
     Markdown variant and index.json keep it as written; the rest of its text is escaped (raw HTML is LP061's)."""
     from tests.conftest import STORY, STORY_PATH, build_in_memory, write_tree
 
-    story = STORY.replace("## The vote", "## The vote, and *why now* & `9 to 2`")
+    written = "The vote, and *why now* & `9 to 2` ([minutes](/pages/terms/reuse/))"
+    story = STORY.replace("## The vote", f"## {written}")
     built = build_in_memory(write_tree(site, {STORY_PATH: story}), search=False)
     assert built.ok, built.findings
     folder = "stories/2026-11-21/council-funds-the-quay-street-busway/"
-    heading = "The vote, and <em>why now</em> &amp; <code>9 to 2</code>"
-    assert f">{heading}</h2>" in built.files[folder + "index.html"].decode()
-    assert json.loads(built.files["feed.json"])["items"][0]["content_html"].count(f"<h2>{heading}</h2>") == 1
-    assert "## The vote, and *why now* & `9 to 2`" in built.files[folder + "index.md"].decode()
-    titles = [section["title"] for section in json.loads(built.files[folder + "index.json"])["sections"]]
-    assert "The vote, and *why now* & `9 to 2`" in titles
+    heading = "The vote, and <em>why now</em> &amp; <code>9 to 2</code> ({}minutes</a>)"
+    page = built.files[folder + "index.html"].decode()
+    assert heading.format('<a href="/pages/terms/reuse/">') + "</h2>" in page
+    entry = json.loads(built.files["feed.json"])["items"][0]["content_html"]  # every address absolute in a feed
+    assert entry.count("<h2>" + heading.format(f'<a href="{BASE}/pages/terms/reuse/">') + "</h2>") == 1
+    assert f"## {written}\n" in built.files[folder + "index.md"].decode()
+    assert written in [section["title"] for section in json.loads(built.files[folder + "index.json"])["sections"]]
