@@ -14,7 +14,7 @@ from pathlib import Path
 from ..content.findings import shown_name
 from ..content.layout import file_digest, is_utf8
 from .files import link_or_copy, prune, replace_file, write_file
-from .lock import Locked, OutputLock
+from .lock import OutputLock
 from .look import LiveLook
 from .record import (
     CARRIED,
@@ -76,13 +76,8 @@ class FolderStore:
         self.changing = self.own / CHANGING
         self.own.mkdir(parents=True, exist_ok=True)
         self.lock = OutputLock(self.own / "lock")
-        try:
-            self.lock.take(exclusive=True, wait=False, what=f"{self.out} is being written by another build")
-        except Locked:
-            readers = OutputLock(self.lock.path)  # a publish reads it under a shared lock, which this one joins
-            readers.take(exclusive=False, wait=False, what=f"{self.out} is being written by another build")
-            readers.release()
-            raise Locked(f"{self.out} is being published; wait for the publish to end") from None
+        self.lock.take(exclusive=True, wait=False, what=f"{self.out} is being written by another build",
+                       read=f"{self.out} is being published")
         try:
             self._start()
         except BaseException:

@@ -17,8 +17,9 @@ class OutputLock:
         self.path = path
         self.descriptor: int | None = None
 
-    def take(self, exclusive: bool, wait: bool, what: str) -> None:
-        """Take the lock (exclusive for a build, shared for readers); without `wait`, Locked if it is held."""
+    def take(self, exclusive: bool, wait: bool, what: str, read: str | None = None) -> None:
+        """Take the lock (exclusive for a build, shared for readers); without `wait`, Locked if it is held,
+        saying `what`, or `read` when only readers hold it (a publish, to a build)."""
         try:
             import fcntl
         except ImportError:  # no advisory locks here: one build at a time is the user's to keep
@@ -29,8 +30,20 @@ class OutputLock:
             fcntl.flock(self.descriptor, mode)
         except BlockingIOError:
             self.release()
+            if exclusive and read is not None and self._only_read():
+                raise Locked(f"{read}; wait for it to end") from None
             raise Locked(f"{what}; wait for it to end, or stop it") from None
         _HELD.add(self)
+
+    def _only_read(self) -> bool:
+        """Whether a shared hold would be granted now: only readers hold the lock."""
+        probe = OutputLock(self.path)
+        try:
+            probe.take(exclusive=False, wait=False, what="")
+        except Locked:
+            return False
+        probe.release()
+        return True
 
     def release(self) -> None:
         if self.descriptor is not None:
