@@ -33,10 +33,11 @@ def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | No
     if any(f.severity == "error" for f in findings):
         print_findings(findings, err=True)
         raise click.ClickException(f"publish refused: {findings_summary(findings)}; fix them, then `ledgerpress build`")
-    stale = _stale(root.resolve(), (root / "public").resolve())
+    state = load_state(root.resolve())
+    stale = _stale(root.resolve(), (root / "public").resolve(), state)
     if stale:
         raise click.ClickException(f"publish refused: {stale}; run `ledgerpress build`, then publish")
-    if not (load_state(root.resolve()) or State()).summary.get("search"):  # a choice (--no-search), so not refused
+    if not state.summary.get("search"):  # a choice (--no-search), so not refused
         click.echo("warning: public/ was built without its search index (--no-search, or Pagefind could not run): "
                    "its search page does not find what changed since; run `ledgerpress build` to index it", err=True)
     try:
@@ -49,11 +50,10 @@ def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | No
     click.echo(plan.summary() + (" (dry run: nothing changed)" if dry_run else ""))
 
 
-def _stale(root: Path, public: Path) -> str | None:
+def _stale(root: Path, public: Path, state: State | None) -> str | None:
     """Why public/ is not what `ledgerpress build` would make of the site now, in words a user can act on; None
     when it is. A site is published as it was checked: not an older build, one with drafts, or one made for a
-    later time (whose scheduled stories are not due yet)."""
-    state = load_state(root)
+    later time (whose scheduled stories are not due yet). `state`: the last build's, as load_state gives it."""
     if state is None:
         return f"no build of this site is on record (.ledgerpress-cache/ is missing), so {public.name}/ may be stale"
     options = key_options(state.key)
