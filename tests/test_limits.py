@@ -15,6 +15,7 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from generator.content.layout import read_upto
 from generator.content.limits import (
     MAX_FRONT_MATTER_BYTES,
     MAX_MANIFEST_BYTES,
@@ -266,3 +267,21 @@ def test_empty_front_matter_is_reported_not_dropped(site: Path, front: str, expe
     found = [str(f) for f in load_content(site).findings]
     assert any(line.startswith(f"{STORY_PATH}:1:1: {expected}") for line in found)
     assert any(line.startswith(f"content/pages/terms/reuse.md:1:1: {expected}") for line in found)
+
+
+@pytest.mark.parametrize(("size", "limit", "read"), [
+    (100, 1000, 100),  # as its stat said
+    (10, 1000, 100),   # grown since its stat: read on to the end
+    (0, 1000, 100),    # a stat of no size (as /proc gives): read all the same
+    (10, 50, 51),      # grown past the limit since its stat: one byte more than the limit tells it
+    (100, 50, 51),     # past the limit by its stat
+])
+def test_a_file_is_read_whole_or_to_one_byte_past_its_limit_whatever_its_stat_said(tmp_path: Path, size: int,
+                                                                                    limit: int, read: int):
+    path = tmp_path / "file"
+    path.write_bytes(bytes(range(100)))
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        assert read_upto(descriptor, size, limit) == bytes(range(100))[:read]
+    finally:
+        os.close(descriptor)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import os
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent  # the generator package
@@ -46,6 +47,17 @@ def template_dirs(root: Path) -> list[Path]:
 def file_digest(data: bytes) -> str:
     """The digest of a file's bytes (SHA-256 cut to 128 bits): what every stage compares files by."""
     return hashlib.sha256(data).hexdigest()[:32]
+
+
+def read_upto(descriptor: int, size: int, limit: int) -> bytes:
+    """An open file's bytes, no more than `limit` + 1 of them (a caller tells a file that is too large by that one
+    byte more). Read at the size its stat gave, and then on in case it grew since: asking for `limit` + 1 bytes
+    at once would allocate them all for every file, however small."""
+    with os.fdopen(descriptor, "rb", closefd=False) as source:
+        data = source.read(min(size, limit) + 1)
+        if len(data) == min(size, limit) + 1 <= limit:
+            data += source.read(limit + 1 - len(data))
+    return data
 
 
 def key_of(*parts: str) -> str:

@@ -13,7 +13,7 @@ from pathlib import Path
 import frontmatter
 
 from .findings import Finding, shown_name
-from .layout import is_utf8
+from .layout import is_utf8, read_upto
 from .limits import MAX_FRONT_MATTER_BYTES, MAX_STORY_BYTES
 from .safe_yaml import parse_yaml
 
@@ -41,8 +41,7 @@ def read_bounded(path: str | Path, shown: str, limit: int, code: str = "LP001",
             return None, [Finding(shown, 1, 1, code, f"is not a regular file ({_kind(info.st_mode)}): it is not read")]
         if info.st_size > limit:
             return None, [too_large(shown, info.st_size, limit, code)]
-        with os.fdopen(descriptor, "rb", closefd=False) as source:
-            data = source.read(limit + 1)
+        data = read_upto(descriptor, info.st_size, limit)
     except OSError as err:
         return None, [Finding(shown, 1, 1, code, f"cannot be read ({err.strerror or err})")]
     finally:

@@ -15,7 +15,7 @@ from pathlib import Path
 import orjson
 
 from ..content.findings import shown_name
-from ..content.layout import CACHE_DIR, PACKAGE, file_digest, is_utf8, key_of, template_dirs
+from ..content.layout import CACHE_DIR, PACKAGE, file_digest, is_utf8, key_of, read_upto, template_dirs
 from ..content.limits import MAX_INPUT_BYTES
 from ..output.whole import write_whole
 
@@ -139,10 +139,10 @@ def _digest(path: str, size: int) -> str | None:
     except OSError:
         return None
     try:
-        if not stat.S_ISREG(os.fstat(descriptor).st_mode):
+        info = os.fstat(descriptor)
+        if not stat.S_ISREG(info.st_mode):
             return None
-        with os.fdopen(descriptor, "rb", closefd=False) as source:
-            return file_digest(source.read(MAX_INPUT_BYTES + 1))
+        return file_digest(read_upto(descriptor, info.st_size, MAX_INPUT_BYTES))
     except OSError:
         return None
     finally:
