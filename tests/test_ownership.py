@@ -686,6 +686,40 @@ def test_on_a_file_system_without_hard_links_a_link_of_the_user_s_is_carried_as_
         assert os.readlink(tmp_path / f"{name}-carried") == os.readlink(tmp_path / name)
 
 
+def test_a_page_is_written_new_only_where_nothing_is_and_never_through_a_link(tmp_path: Path):
+    """The second tree holds hard links to the live site's files: a page made again at such a path is put in
+    its place by a rename, never written into the file the live site shares (nor through a symbolic link)."""
+    from generator.output.files import write_new
+
+    live = tmp_path / "live.html"
+    live.write_bytes(b"live page")
+    os.link(live, tmp_path / "linked.html")
+    (tmp_path / "symlinked.html").symlink_to(live)
+    for name in ("linked.html", "symlinked.html"):
+        assert not write_new(str(tmp_path / name), b"new page")
+    assert live.read_bytes() == b"live page"
+    assert write_new(str(tmp_path / "new.html"), b"new page")
+    assert (tmp_path / "new.html").read_bytes() == b"new page"
+
+
+def test_a_page_made_again_in_the_second_tree_leaves_the_live_file_it_was_linked_to_as_it_was(demo: Path):
+    """Through the store: a build leaves the tree beside public/ linked to public/'s files; the next build,
+    making one of them again, must not change the live file while it runs."""
+    from generator.output.folder import FolderStore
+
+    assert build(demo).returncode == 0
+    public = demo / "public"
+    before = (public / "index.html").read_bytes()
+    store = FolderStore(public, demo.resolve())
+    try:
+        assert os.path.samefile(public / "index.html", store.next / "index.html")  # linked, as the test needs
+        store.put("index.html", b"made again")
+        assert (public / "index.html").read_bytes() == before
+        assert (store.next / "index.html").read_bytes() == b"made again"
+    finally:
+        store.abort()
+
+
 def test_a_build_refused_while_the_folder_is_locked_says_whether_a_build_or_a_publish_holds_it(demo: Path):
     from generator.output.lock import OutputLock
 

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..content.findings import shown_name
 from ..content.layout import file_digest, is_utf8
-from .files import link_or_copy, prune, replace_file, write_file
+from .files import link_or_copy, prune, replace_file, write_file, write_new
 from .lock import OutputLock
 from .look import LiveLook
 from .record import (
@@ -138,9 +138,8 @@ class FolderStore:
             return Receipt(path, code, False)
         target = os.path.join(self.next, path)
         self._folder(os.path.dirname(target))
-        temporary = f"{target}.{os.getpid()}.tmp"
-        write_file(temporary, data)
-        os.replace(temporary, target)
+        if not write_new(target, data):  # a file there, maybe a link to a live one: replaced, never written through
+            replace_file(target, lambda temporary: write_file(temporary, data))
         return Receipt(path, code, True)
 
     def _folder(self, folder: str) -> None:
