@@ -1,5 +1,5 @@
-"""Files of a tree put in place whole: written or linked under a temporary name beside them, then renamed; and
-the folders that deleting them leaves empty, removed. The standard library only."""
+"""Files of a tree put in place whole: written new where nothing is, else written or linked under a temporary name
+beside them, then renamed; and the folders that deleting them leaves empty, removed. The standard library only."""
 
 from __future__ import annotations
 
