@@ -720,6 +720,36 @@ def test_a_page_made_again_in_the_second_tree_leaves_the_live_file_it_was_linked
         store.abort()
 
 
+def _linked_trees(public: Path) -> bool:
+    """The second tree holds each file of public/ by the same inode, and nothing else."""
+    second = public.parent / f".{public.name}.ledgerpress" / "next"
+    files = sorted(p.relative_to(public) for p in public.rglob("*") if p.is_file())
+    return files == sorted(p.relative_to(second) for p in second.rglob("*") if p.is_file()) and all(
+        os.path.samefile(public / name, second / name) for name in files)
+
+
+def test_a_first_build_leaves_a_second_tree_of_links_to_every_file_and_no_mirror(demo: Path):
+    assert build(demo).returncode == 0
+    own = demo / ".public.ledgerpress"
+    assert _linked_trees(demo / "public")
+    assert not (own / "mirror").exists()
+
+
+def test_a_first_build_stopped_halfway_leaves_the_next_one_to_link_the_whole_tree(demo: Path):
+    """A first build's links into the folder that becomes the second tree, left by a build stopped before its
+    commit, are not taken for that tree: the next build, again a first one, makes it whole."""
+    from generator.output.folder import FolderStore
+
+    public = (demo / "public").resolve()
+    store = FolderStore(public, demo.resolve())
+    store.put("index.html", b"<p>half a build</p>")
+    store.abort()
+    assert (demo / ".public.ledgerpress" / "mirror" / "index.html").exists()
+    assert build(demo).returncode == 0
+    assert b"half a build" not in (public / "index.html").read_bytes()
+    assert _linked_trees(public) and not (demo / ".public.ledgerpress" / "mirror").exists()
+
+
 def test_a_build_refused_while_the_folder_is_locked_says_whether_a_build_or_a_publish_holds_it(demo: Path):
     from generator.output.lock import OutputLock
 

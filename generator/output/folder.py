@@ -34,6 +34,7 @@ from .tree import folder_times, folders_of, foreign_files, in_the_way
 SCRATCH = "scratch"  # in the output's own folder: the build's temporary files
 CHANGING = "changing"  # in the output's own folder while a build changes the next tree
 PREVIOUS = "previous"  # in the output's own folder: the live tree, for a moment, where two cannot be exchanged
+MIRROR = "mirror"  # in the output's own folder during a first build: links to each file it writes, the next tree
 
 
 class OutputRefused(Exception):
@@ -119,6 +120,13 @@ class FolderStore:
         self.dropped = ours.keys() - self.made.keys()
         self.next.mkdir(exist_ok=True)
         shutil.rmtree(self.own / SCRATCH, ignore_errors=True)  # a killed build's: no other one holds the lock
+        shutil.rmtree(self.own / MIRROR, ignore_errors=True)
+        # A first build into the folder leaves no second tree: it links each file it writes into one as it goes
+        # (on every core), which becomes the next tree once the new one is live, so that the next build, likely
+        # an edit someone is waiting for, does not link the whole site first.
+        self.mirror = str(self.own / MIRROR) if not self.out.exists() else None
+        if self.mirror is not None:
+            os.mkdir(self.mirror)
         self.changing.touch()
         for path in self.dropped:
             with contextlib.suppress(FileNotFoundError):
@@ -140,6 +148,13 @@ class FolderStore:
         self._folder(os.path.dirname(target))
         if not write_new(target, data):  # a file there, maybe a link to a live one: replaced, never written through
             replace_file(target, lambda temporary: write_file(temporary, data))
+        if self.mirror is not None:
+            mirrored = os.path.join(self.mirror, path)
+            self._folder(os.path.dirname(mirrored))
+            try:
+                os.link(target, mirrored)
+            except OSError:  # a file there (put twice), or a file system without hard links
+                link_or_copy(target, mirrored)
         return Receipt(path, code, True)
 
     def _folder(self, folder: str) -> None:
@@ -197,8 +212,8 @@ class FolderStore:
             save_record(self.out, self.record)
             self.changing.unlink(missing_ok=True)  # the next tree is complete and recorded: trusted from now on
             switch(self.next, self.out, self.own / PREVIOUS)  # the live tree becomes the next
-            if first:
-                self._mirror(tree)
+            if first and self.mirror is not None:
+                self._mirrored(tree)
             return stats
         finally:
             self.lock.release()
@@ -231,9 +246,10 @@ class FolderStore:
         stale = [path for path in dict.fromkeys([*self.made, *self.dropped, *self.handled]) if path not in outputs
                  and path not in self.foreign]
         for path in stale:
-            with contextlib.suppress(FileNotFoundError):
-                os.unlink(os.path.join(self.next, path))
-            prune(self.next, Path(self.next, path).parent)
+            for top in (self.next, self.mirror) if self.mirror is not None else (self.next,):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(os.path.join(top, path))
+                prune(top, Path(top, path).parent)
         # The folders whose entries this build changed, and those holding files of the user's (added while the
         # tree was live, after its times were taken): every other one stands as when the tree was last made.
         changed = (path for path, code in outputs.items() if (made := self.made.get(path)) is None or made[0] != code)
@@ -242,21 +258,13 @@ class FolderStore:
         gone = [path for path in self.live if path not in outputs]
         return CommitStats(len(outputs), len(written), len(outputs) - len(written), len(gone), written + gone)
 
-    def _mirror(self, tree: dict[str, Entry]) -> None:
-        """After the first build into the folder, which leaves no second tree, make one of links to the new live
-        tree's files now, at the end of a long build, rather than in the next one, likely an edit someone is
-        waiting for. Recorded once whole: a build stopped before that makes it again, file by file."""
-        self.next.mkdir()
-        for folder in sorted(folders_of(tree))[1:]:  # each after the folder holding it; "" (the top) first
-            os.mkdir(os.path.join(self.next, folder))
-        for path in tree:
-            source, target = os.path.join(self.out, path), os.path.join(self.next, path)
-            try:
-                os.link(source, target)
-            except OSError:  # a file system without hard links
-                link_or_copy(source, target)
+    def _mirrored(self, tree: dict[str, Entry]) -> None:
+        """After the first build into the folder, the links it made as it wrote become the next tree: the same
+        files, by the same inodes. Recorded once whole: a build stopped before that links them again, file by
+        file, in the next build."""
+        os.rename(self.mirror, self.next)
         made_tree = str(os.stat(self.next).st_ino)
-        self.record.trees[made_tree] = tree  # the same files, by the same inodes
+        self.record.trees[made_tree] = tree
         self.record.dirs[made_tree] = folder_times(self.next, tree)  # as any build leaves its trees
         save_record(self.out, self.record)
 
