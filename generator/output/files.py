@@ -34,19 +34,19 @@ def write_file(path: str, data: bytes) -> None:
         os.close(descriptor)
 
 
-def write_new(path: str, data: bytes) -> bool:
-    """Write these bytes into a new file at `path`; False, and nothing written, when a file is there already. A
-    tree a build is still changing is not yet anyone's to read, and a build stopped halfway leaves it marked
-    (output/folder.py): a file new to it needs no temporary name and no rename."""
+def write_new(path: str, data: bytes) -> os.stat_result | None:
+    """Write these bytes into a new file at `path`, and return its stat as written; None, and nothing written,
+    when a file is there already. A tree a build is still changing is not yet anyone's to read, and a build
+    stopped halfway leaves it marked (output/folder.py): a file new to it needs no temporary name and no rename."""
     try:
         descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
     except FileExistsError:
-        return False
+        return None
     try:
         write_all(descriptor, data)
+        return os.fstat(descriptor)
     finally:
         os.close(descriptor)
-    return True
 
 
 def write_all(descriptor: int, data: bytes) -> None:

@@ -20,6 +20,7 @@ from .record import (
     CARRIED,
     UNKNOWN,
     Entry,
+    file_stamp,
     load_record,
     own_folder,
     same,
@@ -132,7 +133,7 @@ class FolderStore:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(self.next, path))
         self.handled: dict[str, str] = {}
-        self.written: set[str] = set()  # files put into the next tree anew this build
+        self.written: dict[str, tuple[int, int, int]] = {}  # files put into the next tree anew this build: stamps
         self._folders_made: set[str] = set()
 
     def holds(self, path: str, digest: str) -> bool:
@@ -146,8 +147,10 @@ class FolderStore:
             return Receipt(path, code, False)
         target = os.path.join(self.next, path)
         self._folder(os.path.dirname(target))
-        if not write_new(target, data):  # a file there, maybe a link to a live one: replaced, never written through
+        written = write_new(target, data)
+        if written is None:  # a file there, maybe a link to a live one: replaced, never written through
             replace_file(target, lambda temporary: write_file(temporary, data))
+            written = os.stat(target, follow_symlinks=False)
         if self.mirror is not None:
             mirrored = os.path.join(self.mirror, path)
             self._folder(os.path.dirname(mirrored))
@@ -155,7 +158,7 @@ class FolderStore:
                 os.link(target, mirrored)
             except OSError:  # a file there (put twice), or a file system without hard links
                 link_or_copy(target, mirrored)
-        return Receipt(path, code, True)
+        return Receipt(path, code, True, stamp=file_stamp(written))
 
     def _folder(self, folder: str) -> None:
         """Make a folder of the next tree once (in whichever process asks first: workers inherit the set)."""
@@ -184,7 +187,9 @@ class FolderStore:
     def receive(self, receipt: Receipt) -> None:
         self.handled[receipt.path] = receipt.digest
         if receipt.written:
-            self.written.add(receipt.path)
+            self.written[receipt.path] = receipt.stamp
+        else:  # (put twice, and linked the second time: the file is the live one)
+            self.written.pop(receipt.path, None)
 
     def read(self, path: str) -> bytes:
         return Path(self.next if path in self.handled else self.out, path).read_bytes()
@@ -219,10 +224,12 @@ class FolderStore:
             self.lock.release()
 
     def _entry(self, path: str, code: str) -> Entry:
-        """The record of an output in the next tree: as it was there, as it is in the live tree it is linked
-        to, or (written this build) as it is now."""
+        """The record of an output in the next tree: written this build, as put() found it; else as it was
+        there, or as it is in the live tree it is linked to."""
+        if path in self.written:
+            return [code, *self.written[path]]
         for known in (self.made.get(path), self.live.get(path)):
-            if known is not None and known[0] == code and (path not in self.written or known is self.live.get(path)):
+            if known is not None and known[0] == code:
                 return known
         return stat_entry(os.path.join(self.next, path), code)
 

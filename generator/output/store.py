@@ -23,12 +23,15 @@ def check_relative(path: str) -> None:
 
 class Receipt(NamedTuple):
     """What put() did with one output, sent back to the process that commits: its digest, whether the store
-    had to take new bytes, and the bytes themselves when the store keeps outputs in that process's memory."""
+    had to take new bytes, the bytes themselves when the store keeps outputs in that process's memory, and the
+    size, time and inode of the file written when it keeps them in a folder (which records them at commit:
+    the worker that wrote the file has them at hand)."""
 
     path: str
     digest: str
     written: bool
     data: bytes | None = None
+    stamp: tuple[int, int, int] | None = None
 
 
 @dataclass
