@@ -12,9 +12,9 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from ..content.findings import shown_name
-from ..content.layout import file_digest, is_utf8
+from ..content.layout import CACHE_DIR, file_digest, is_utf8
 from .files import link_or_copy, prune, replace_file, write_file, write_new
-from .lock import OutputLock
+from .lock import LOCK, OutputLock
 from .look import LiveLook
 from .record import (
     CARRIED,
@@ -32,6 +32,7 @@ from .switch import restore, switch
 from .tree import folder_times, folders_of, foreign_files, in_the_way
 
 
+NEXT = "next"  # in the output's own folder: the second tree, which the next build changes into the new site
 SCRATCH = "scratch"  # in the output's own folder: the build's temporary files
 CHANGING = "changing"  # in the output's own folder while a build changes the next tree
 PREVIOUS = "previous"  # in the output's own folder: the live tree, for a moment, where two cannot be exchanged
@@ -51,7 +52,7 @@ def check_target(out: Path, root: Path) -> None:
     if out == Path(out.anchor) or out == home or out in root.parents or out == root:
         raise OutputRefused(f"refusing to write the site into {out}: it holds the site itself, a home folder or "
                             "the whole disk; choose an empty folder, e.g. --out public")
-    for inputs in (root / "content", root / "templates", root / ".ledgerpress-cache"):
+    for inputs in (root / "content", root / "templates", root / CACHE_DIR):
         if out == inputs or inputs in out.parents:
             raise OutputRefused(f"refusing to write the site into {out}: it is inside {inputs.name}/")
     if out.exists() and not out.is_dir():
@@ -74,10 +75,10 @@ class FolderStore:
         self.build, self.look = build, look
         self.out = out.resolve()
         self.own = own_folder(self.out)
-        self.next = self.own / "next"
+        self.next = self.own / NEXT
         self.changing = self.own / CHANGING
         self.own.mkdir(parents=True, exist_ok=True)
-        self.lock = OutputLock(self.own / "lock")
+        self.lock = OutputLock(self.own / LOCK)
         self.lock.take(exclusive=True, wait=False, what=f"{self.out} is being written by another build",
                        read=f"{self.out} is being published")
         try:
@@ -210,10 +211,11 @@ class FolderStore:
             self.record.dirs = {next_tree: folder_times(self.next, tree, self.next_folders, self.moved)}
             first = not self.out.exists()
             if not first:  # what was edited or deleted by hand since is ours still, its bytes unknown
-                live = str(os.stat(self.out).st_ino)
-                self.record.trees[live] = {**{path: self.live.get(path, [UNKNOWN, 0, 0, 0]) for path in self.recorded},
-                                           **{path: [CARRIED, 0, 0, 0] for path in self.foreign}}
-                self.record.dirs[live] = self.live_folders or folder_times(self.out, self.record.trees[live])
+                live_tree = str(os.stat(self.out).st_ino)
+                self.record.trees[live_tree] = {
+                    **{path: self.live.get(path, [UNKNOWN, 0, 0, 0]) for path in self.recorded},
+                    **{path: [CARRIED, 0, 0, 0] for path in self.foreign}}
+                self.record.dirs[live_tree] = self.live_folders or folder_times(self.out, self.record.trees[live_tree])
             save_record(self.out, self.record)
             self.changing.unlink(missing_ok=True)  # the next tree is complete and recorded: trusted from now on
             switch(self.next, self.out, self.own / PREVIOUS)  # the live tree becomes the next

@@ -8,6 +8,9 @@ import weakref
 from pathlib import Path
 
 
+LOCK = "lock"  # its name in the output's own folder: a build and publish must take the same file
+
+
 class Locked(Exception):
     """Another process holds the lock: printed as is."""
 

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from ..content.findings import shown_name
 from ..content.layout import is_utf8
-from ..output.lock import OutputLock
+from ..output.lock import LOCK, OutputLock
 from ..output.media import content_type
 from ..output.record import own_folder
 
@@ -129,7 +129,7 @@ class Target(Protocol):
 def publish_site(public: Path, dest: str, endpoint_url: str | None = None, dry_run: bool = False) -> Plan:
     """Plan the copy of public/'s files to dest and, unless dry_run, carry it out; public/ is held still meanwhile
     (a build waits to switch it until the publish is done)."""
-    lock = OutputLock(own_folder(public.resolve()) / "lock")
+    lock = OutputLock(own_folder(public.resolve()) / LOCK)
     if own_folder(public.resolve()).is_dir():
         lock.take(exclusive=False, wait=True, what=f"{public} is being written by a build")
     try:
