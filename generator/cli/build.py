@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 @click.option("--drafts", is_flag=True, help="Include stories marked draft: true.")
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 @click.option("--base-url", default=None, help="Override base_url from site.toml (e.g. for a preview host).")
-@click.option("--no-search", is_flag=True, help="Skip the Pagefind search index (it re-indexes every page).")
+@click.option("--no-search", is_flag=True,
+              help="Do not index the site for search this time (the last build's index is kept).")
 @click.option("--now", "now_given", metavar="ISO", default=None,
               help="The build's time, which decides which stories are scheduled (default: SOURCE_DATE_EPOCH, "
                    "else the clock).")
@@ -71,8 +72,8 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
         return
     from ..engine.build import Options  # only now: a build with nothing to do stops before the engine is imported
 
-    _build(root, target, State(key, scanned, inputs), Options(drafts, base_url, jobs, not no_search, now), force,
-           started)
+    options = Options(drafts=drafts, base_url=base_url, jobs=jobs, search=not no_search, now=now)
+    _build(root, target, State(key, scanned, inputs), options, force, started)
 
 
 def _up_to_date(state: State, key: str, inputs: dict[str, list], target: Path, search: bool, now: dt.datetime) -> bool:
