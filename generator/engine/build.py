@@ -37,7 +37,7 @@ from .pages import (
 from .pool import default_jobs
 from .read import Spill, StoryChanged
 from .records import PageRecord, Rendered, SearchRecord
-from .search import holds, make_search, search_plan
+from .search import holds_all, make_search, search_plan
 from .stories import (
     STORY_TEMPLATES,
     Making,
@@ -248,7 +248,7 @@ def _search(store: OutputStore, options: Options, memo: Memo | None, jobs: int,
     was (if the store still holds it)."""
     last = memo.search if memo else None
     if not options.search:
-        return last if last is not None and holds(store, last.outputs) else None
+        return last if last is not None and holds_all(store, last.outputs) else None
     search = make_search(search_plan(*result.searchable), last, store, store.read, jobs)
     result.findings = [*result.findings, *search.notes]
     return search.record

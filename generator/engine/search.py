@@ -64,7 +64,7 @@ def make_search(plan: list[Shard], last: SearchRecord | None, store: OutputStore
     shards, todo = {}, []
     for shard in plan:
         record = _kept(shard, last.shards.get(shard.name) if last else None, shard.name == primary)
-        if record is not None and holds(store, record.files):
+        if record is not None and holds_all(store, record.files):
             shards[shard.name] = record
         else:
             todo.append(shard)
@@ -84,7 +84,8 @@ def make_search(plan: list[Shard], last: SearchRecord | None, store: OutputStore
     return Search(SearchRecord(shards, {**outputs, SHARDS: listing.digest}))
 
 
-def holds(store: OutputStore, outputs: Mapping[str, str]) -> bool:
+def holds_all(store: OutputStore, outputs: Mapping[str, str]) -> bool:
+    """The store holds every one of these outputs (path: digest) as it was made."""
     return all(store.holds(path, code) for path, code in outputs.items())
 
 

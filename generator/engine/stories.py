@@ -69,7 +69,7 @@ def story_jobs(checked: Checked, related: Mapping[str, list[str]]) -> list[Story
     for story in ordered:
         if story.key not in link:
             link[story.key] = (story.key, story.title, story.url_path)
-    jobs = []
+    found = []
     for story in ordered:
         record = checked.records[story.path]
         keys = story.related if story.related is not None else related.get(story.key, [])
@@ -78,9 +78,9 @@ def story_jobs(checked: Checked, related: Mapping[str, list[str]]) -> list[Story
                         if slug in checked.authors) if story.authors else ()
         images = tuple((use.src, use.alt, checked.images[use.src].digest) for use in story.images
                        if use.src in checked.images) if story.images else ()
-        jobs.append(StoryJob(story.path, record.digest, tuple(record.refs.items()), links,
+        found.append(StoryJob(story.path, record.digest, tuple(record.refs.items()), links,
                              tuple(checked.report.passed.get(story.path, ())), authors, images))
-    return jobs
+    return found
 
 
 @dataclass(frozen=True)
@@ -119,14 +119,14 @@ def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
                               file_digest(indexed_part(variants["html"])))
 
 
-def stale_stories(jobs: list[StoryJob], records: Mapping[str, StoryRecord], templates: str,
+def stale_stories(story_list: list[StoryJob], records: Mapping[str, StoryRecord], templates: str,
                   holds: Callable[[str, str], bool], last: Mapping[str, Made] | None = None) -> list[StoryJob]:
     """The jobs whose variants must be made: those the memo's records do not show made from the same job,
     and those whose outputs the store no longer holds. `last`: what the previous build in this process made
     each story from (the preview's): a job equal to it is known by its fingerprint without taking it again."""
     last = last or {}
     stale = []
-    for job in jobs:
+    for job in story_list:
         rendered = records[job.path].rendered
         if rendered is None or not all(holds(path, code) for path, code in rendered.outputs.items()):
             stale.append(job)
@@ -135,14 +135,14 @@ def stale_stories(jobs: list[StoryJob], records: Mapping[str, StoryRecord], temp
     return stale
 
 
-def make_stories(making: Making, jobs: list[StoryJob], workers: int,
+def make_stories(making: Making, todo: list[StoryJob], workers: int,
                  progress: Progress | None = None) -> dict[str, Rendered]:
-    """Make these jobs' variants on every core; each story's Rendered by path."""
+    """Make the variants of the stories of these jobs (`todo`) on `workers` cores; each story's Rendered by path."""
     made = {}
-    for done, (job, (receipts, rendered)) in enumerate(zip(jobs, run_all(make_story, making, jobs, workers)), 1):
+    for done, (job, (receipts, rendered)) in enumerate(zip(todo, run_all(make_story, making, todo, workers)), 1):
         for receipt in receipts:
             making.store.receive(receipt)
         made[job.path] = rendered
         if progress:
-            progress("render", done, len(jobs))
+            progress("render", done, len(todo))
     return made
