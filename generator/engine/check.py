@@ -40,8 +40,9 @@ Progress = Callable[[str, int, int], None]
 @dataclass
 class Checked:
     """The site as read and checked. `records`: every story file, drafts too, by path; `stories`: the site's
-    stories (a draft only when drafts are built); `fresh`: the stories read this time (the rest came from the
-    memo); `spilled`: where the sections of the fresh ones wait."""
+    stories (a draft only when drafts are built, a story published after the build's time only when scheduled
+    ones are); `fresh`: the stories read this time (the rest came from the memo); `spilled`: where the sections
+    of the fresh ones wait."""
 
     config: SiteConfig | None
     report: Report

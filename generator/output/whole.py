@@ -1,6 +1,7 @@
 """Writing a small file whole: under a temporary name beside it, then put in its place by one rename, so that a
 reader (another build, a publish, a preview) finds the old file or the new one and never half of one. The
-standard library only, as the build state and the output record that use it are."""
+standard library only: a build with nothing to do loads it (through the build state and the output record)
+before it knows whether the engine is needed."""
 
 from __future__ import annotations
 
