@@ -29,7 +29,7 @@ from generator.site.search import (
     plan_shards,
     shard_size,
 )
-from tests.conftest import STORY_PATH, build_in_memory, write_tree
+from tests.conftest import SITE_TOML, STORY_PATH, build_in_memory, write_tree
 from tests.test_cache import add_story
 
 
@@ -53,6 +53,18 @@ def test_the_build_carries_sharded_pagefind_bundles(site: Path):
     assert not any("-ui." in path or "highlight" in path for path in result.files)
     # one story and one page carry data-pagefind-body; list pages, search and 404 are not search results
     assert _page_count(result.files, primary) == 1 and _page_count(result.files, "pagefind/pages") == 1
+
+
+def test_a_plain_page_left_out_for_lp011_is_left_out_of_search(site: Path):
+    """A page whose address the front page takes is not built when LP011 is off: the plain shard must not
+    take the front page in its place."""
+    write_tree(site, {"content/pages/index.md": "---\ntitle: A page\n---\nText.\n",
+                      "content/site.toml": SITE_TOML + '\n[checks]\nLP011 = "off"\n'})
+    result = build_in_memory(site, search=False).result
+    assert result.ok
+    plain = engine_search.search_plan(*result.searchable)[-1]
+    assert plain.name == "pages" and "index.html" not in [page.path for page in plain.pages]
+    assert [page.path for page in plain.pages] == ["terms/reuse/index.html"]
 
 
 def test_without_pagefind_the_site_builds_and_says_why(site: Path, tmp_path: Path, monkeypatch):

@@ -71,7 +71,7 @@ class BuildResult:
     memo: Memo | None = None
     scheduled: list[tuple[str, str, dt.datetime]] = field(default_factory=list)  # (path, URL path, time), soonest first
     newest: dt.datetime | None = None  # the latest published time of a story built: a build before it differs
-    searchable: tuple = ((), (), {})  # search_plan's arguments: the stories' records, the plain pages, outputs
+    searchable: tuple = ((), (), {})  # search_plan's arguments: the stories' records, the plain pages, page records
 
     @property
     def ok(self) -> bool:
@@ -142,7 +142,7 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     pages = _make_pages(checked, renderer, store, shown, outputs, sources, memo, jobs, result)
     if not result.ok:
         return
-    result.searchable = [records[job.path] for job in story_list], checked.pages, dict(outputs)
+    result.searchable = [records[job.path] for job in story_list], checked.pages, pages.records
     search = _search(store, options, memo, jobs, result)
     result.outputs = {**outputs, **(search.outputs if search else {})}
     result.stories = len(story_list)

@@ -31,7 +31,7 @@ from ..site.search import (
     shard_list,
     unavailable,
 )
-from .records import SearchRecord, ShardRecord, StoryRecord
+from .records import PageRecord, SearchRecord, ShardRecord, StoryRecord
 from .scratch import clear_leftovers
 
 
@@ -47,12 +47,14 @@ class Search:
     notes: list[Finding] = field(default_factory=list)
 
 
-def search_plan(records: Iterable[StoryRecord], pages: Iterable[Page], outputs: Mapping[str, str]) -> list[Shard]:
-    """The shards of the site's story pages (known by what the index reads of them) and plain pages (those
-    built: one whose address a generated file takes is left out when LP011 is not an error)."""
+def search_plan(records: Iterable[StoryRecord], pages: Iterable[Page], made: Mapping[str, PageRecord]) -> list[Shard]:
+    """The shards of the site's story pages (known by what the index reads of them) and plain pages: those made
+    from their file (`made`: the site outputs' records), not one whose address a generated output takes, which
+    is left out when LP011 is not an error."""
     stories = [Searchable(f"stories/{record.brief.key}/index.html", record.rendered.indexed,
                           record.brief.published.isoformat(), record.brief.key) for record in records]
-    plain = [Searchable(path, outputs[path]) for path in map(page_output, pages) if path in outputs]
+    plain = [Searchable(path, made[path].digest) for page in pages
+             if (path := page_output(page)) in made and made[path].source == page.path]
     return plan_shards(stories, plain)
 
 
