@@ -57,15 +57,15 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
     require_site(root)
     now = build_now(now_given)
     target = (out or root / "public").resolve()
-    key = options_key(__version__, drafts=drafts, base_url=base_url, out=target)
+    chosen = options_key(__version__, drafts=drafts, base_url=base_url, out=target)
     state = None if force else load_state(root)
     scanned, inputs = scan(root, state)
-    if state is not None and _up_to_date(state, key, inputs, target, not no_search, now):
+    if state is not None and _up_to_date(state, chosen, inputs, target, not no_search, now):
         # Files hashed again, their bytes the same (touched by a checkout or a copy, or changed just before the
         # last scan): their stamps are kept, or every later build would hash them again.
         if any(stamp is not state.inputs.get(path) and stamp[3] != "unread" for path, stamp in inputs.items()):
             with contextlib.suppress(OSError):
-                save_state(root, State(state.key, scanned, settle(inputs), state.warnings, state.summary))
+                save_state(root, State(state.options, scanned, settle(inputs), state.warnings, state.summary))
         for line in state.warnings:
             click.echo(line, err=True)
         click.echo(_built_line(state.summary, time.perf_counter() - started, target, "up to date: "), err=True)
@@ -73,14 +73,14 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
     from ..engine.build import Options  # only now: a build with nothing to do stops before the engine is imported
 
     options = Options(drafts=drafts, base_url=base_url, jobs=jobs, search=not no_search, now=now)
-    _build(root, target, State(key, scanned, inputs), options, force, started)
+    _build(root, target, State(chosen, scanned, inputs), options, force, started)
 
 
-def _up_to_date(state: State, key: str, inputs: dict[str, list], target: Path, search: bool, now: dt.datetime) -> bool:
+def _up_to_date(state: State, options: str, inputs: dict[str, list], target: Path, search: bool, now: dt.datetime) -> bool:
     """Nothing that shapes the site changed since the last build, whose output is in place as it left it (with
     the search index asked for: a build that could not make it is followed by one that tries again), and the
     build's time leaves the same stories scheduled (none fell due, none built is ahead of it)."""
-    if state.key != key or (search and not state.summary.get("search")):
+    if state.options != options or (search and not state.summary.get("search")):
         return False
     moment = int(now.timestamp())
     if moment < state.summary.get("newest", 0) or 0 < state.summary.get("next_due", 0) <= moment:
@@ -98,15 +98,15 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
         from ..site.search import SHARDS
 
         digests = content_digests(root, state.inputs)
-        kept = memo_key(state.inputs, digests, state.key)
-        memo = None if force else load_memo_kept(root, state.key, kept)
+        key = memo_key(state.inputs, digests, state.options)
+        memo = None if force else load_memo_kept(root, state.options, key)
         with _output_errors(target):
             store = FolderStore(target, root, state.build, look)
     with _output_errors(target):
         try:
             with Progress() as progress:
                 try:
-                    result = build_site(root, store, options, memo, digests, progress, (kept, state.key))
+                    result = build_site(root, store, options, memo, digests, progress, (key, state.options))
                 except MemoDamaged as err:  # found only when read, halfway through: nothing is published
                     raise click.ClickException(f"{err}; {target.name}/ left as it was") from None
             print_findings(result.findings, err=True)

@@ -56,7 +56,7 @@ def _stale(root: Path, public: Path, state: State | None) -> str | None:
     later time (whose scheduled stories are not due yet). `state`: the last build's, as load_state gives it."""
     if state is None:
         return f"no build of this site is on record (.ledgerpress-cache/ is missing), so {public.name}/ may be stale"
-    options = key_options(state.key)
+    options = key_options(state.options)
     if options.get("out") != str(public):
         return f"the last build wrote to {options.get('out', 'another folder')}, not {public.name}/"
     if options.get("drafts") == "True":

@@ -46,7 +46,7 @@ def key_options(key: str) -> dict[str, str]:
 class State:
     """The last good build of a site: its options, each input as it was read, what it printed."""
 
-    key: str = ""                                           # options_key of that build
+    options: str = ""                                       # options_key of that build ("key" in its file)
     started_ns: int = 0                                     # when its scan began
     inputs: dict[str, Stamp] = field(default_factory=dict)  # absolute path -> stamp
     warnings: list[str] = field(default_factory=list)
@@ -55,7 +55,7 @@ class State:
     @property
     def build(self) -> str:
         """The key of the output this state's build made: its options and every input's digest."""
-        return build_key(self.key, self.inputs)
+        return build_key(self.options, self.inputs)
 
 
 def build_key(key: str, inputs: dict[str, Stamp]) -> str:
@@ -176,7 +176,7 @@ def load_state(root: Path) -> State | None:
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
     shapes = (str, int, dict, list, dict)
-    values = (state.key, state.started_ns, state.inputs, state.warnings, state.summary)
+    values = (state.options, state.started_ns, state.inputs, state.warnings, state.summary)
     if not all(isinstance(v, t) for v, t in zip(values, shapes)):
         return None
     if not all(isinstance(s, list) and len(s) == 4 for s in state.inputs.values()):
@@ -187,7 +187,7 @@ def load_state(root: Path) -> State | None:
 def save_state(root: Path, state: State) -> None:
     folder = root / CACHE_DIR
     folder.mkdir(exist_ok=True)
-    write_whole(folder / STATE_FILE, orjson.dumps({"format": FORMAT, "key": state.key, "started_ns": state.started_ns,
+    write_whole(folder / STATE_FILE, orjson.dumps({"format": FORMAT, "key": state.options, "started_ns": state.started_ns,
                                                    "inputs": state.inputs, "warnings": state.warnings,
                                                    "summary": state.summary}))
 

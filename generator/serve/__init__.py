@@ -193,16 +193,16 @@ class Preview:
         """One build into the store in memory, from the last good build's memo: its files if it succeeded, what
         its search index is made from, the banner of each scheduled story's page (the preview shows them, the
         build does not), and the paths it wrote or deleted."""
-        key = options_key(__version__, drafts=self.drafts, base_url=self.url, out="serve")
+        options = options_key(__version__, drafts=self.drafts, base_url=self.url, out="serve")
         found = rescan(self._scanned, changed) if self._scanned is not None and changed is not None else None
         scanned, inputs = found or scan(self.root, self._scanned)  # the watcher spares a look at every file
-        self._scanned = State(key, scanned, inputs)
+        self._scanned = State(options, scanned, inputs)
         digests = content_digests(self.root, inputs)
-        kept = memo_key(inputs, digests, key)
-        memo = self._memo if self._memo is not None and self._memo.key == kept else None
+        key = memo_key(inputs, digests, options)
+        memo = self._memo if self._memo is not None and self._memo.key == key else None
         try:
             result = build_site(self.root, self.store, Options(self.drafts, self.url, search=False, scheduled=True),
-                                memo, digests, memo_key=(kept, key))
+                                memo, digests, memo_key=(key, options))
         except BaseException:  # what it made must not be committed by the next build, which may not make it again
             self.store.abort()
             raise
