@@ -68,7 +68,7 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
                 save_state(root, State(state.options, scanned, settle(inputs), state.warnings, state.summary))
         for line in state.warnings:
             click.echo(line, err=True)
-        click.echo(_built_line(state.summary, time.perf_counter() - started, target, "up to date: "), err=True)
+        click.echo(_built_line(state.summary, time.perf_counter() - started, target, up_to_date=True), err=True)
         return
     from ..engine.build import Options  # only now: a build with nothing to do stops before the engine is imported
 
@@ -123,7 +123,7 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
     state.summary = {"stories": result.stories, "pages": result.pages, "files": stats.files, "written": stats.written,
                      "skipped": stats.unchanged, "deleted": stats.deleted,
                      "search": int(options.search and SHARDS in result.outputs),  # asked for, and made
-                     "scheduled": len(result.scheduled), "next_due": int(due[2].timestamp()) if due else 0,
+                     "next_due": int(due[2].timestamp()) if due else 0,
                      "newest": int(result.newest.timestamp()) if result.newest else 0}
     state.warnings = [*state.warnings, *([scheduled_line(result.scheduled)] if result.scheduled else [])]
     try:
@@ -168,10 +168,12 @@ def scheduled_line(scheduled: list[tuple[str, str, dt.datetime]]) -> str:
             f"{iso_z(when)} (a build at or after that time publishes it)")
 
 
-def _built_line(summary: dict[str, int], seconds: float, target: Path, prefix: str = "built ") -> str:
-    """The closing summary: stories, pages, files written and skipped, time."""
+def _built_line(summary: dict[str, int], seconds: float, target: Path, up_to_date: bool = False) -> str:
+    """The closing summary: stories, pages, files written and skipped, time; of the last build, when this one
+    found nothing to do (`up_to_date`)."""
     counts = {name: summary.get(name, 0) for name in ("stories", "pages", "files", "written", "skipped", "deleted")}
-    written = "nothing written" if prefix.startswith("up to date") else (
+    prefix = "up to date: " if up_to_date else "built "
+    written = "nothing written" if up_to_date else (
         f"{counts['written']:,} written, {counts['skipped']:,} unchanged, {counts['deleted']:,} deleted")
     stories, pages, files = counts["stories"], counts["pages"], counts["files"]
     return (f"{prefix}{counted(stories, 'story')}, {counted(pages, 'page')}, {counted(files, 'file')} in {target} "

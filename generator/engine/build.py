@@ -130,16 +130,16 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
                     checked.authors, checked.images)
     made = make_stories(making, stale, jobs, progress)
     records = dict(checked.records)
-    shown, outputs, sources = [], {}, {}
+    rendered, outputs, sources = [], {}, {}  # each story's Rendered (made now or kept) by path; its outputs
     for job in story_list:
         record = records[job.path]
-        rendered = made.get(job.path, record.rendered)
-        if rendered is not record.rendered:
-            records[job.path] = dataclasses.replace(record, rendered=rendered)
-        shown.append((job.path, rendered))
-        outputs.update(rendered.outputs)
-        sources.update(dict.fromkeys(rendered.outputs, job.path))
-    pages = _make_pages(checked, renderer, store, shown, outputs, sources, memo, jobs, result)
+        variants = made.get(job.path, record.rendered)
+        if variants is not record.rendered:
+            records[job.path] = dataclasses.replace(record, rendered=variants)
+        rendered.append((job.path, variants))
+        outputs.update(variants.outputs)
+        sources.update(dict.fromkeys(variants.outputs, job.path))
+    pages = _make_pages(checked, renderer, store, rendered, outputs, sources, memo, jobs, result)
     if not result.ok:
         return
     result.searchable = [records[job.path] for job in story_list], checked.pages, pages.records
@@ -174,23 +174,23 @@ class SitePages(NamedTuple):
     reads: dict[str, str]
 
 
-def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, stories: list[tuple[str, Rendered]],
+def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, rendered: list[tuple[str, Rendered]],
                 outputs: dict[str, str], sources: dict[str, str], memo: Memo | None, jobs: int,
                 result: BuildResult) -> SitePages:
     """The site's other outputs: made when what they are made from moved (LP011 findings go to `result`)."""
     config = checked.config
-    teasers = [story.teaser_digest for _, story in stories]
+    teasers = [variants.teaser_digest for _, variants in rendered]
     site = site_fingerprint(teasers, checked.manifests, checked.pages, sorted(outputs), renderer, checked.authors,
                             checked.images)
     stale = _reading_moved(memo, site, outputs, store.holds)
     if stale is not None:
         producers = {memo.pages[path].producer for path in stale}
-        planned = site_outputs(config, _teasers(stories, memo), checked.manifests, checked.pages, (),
+        planned = site_outputs(config, _teasers(rendered, memo), checked.manifests, checked.pages, (),
                                checked.authors, checked.images, only=producers) if stale else []
         made = _make_planned([found for found in planned if found[1].path in stale], config, renderer, store,
                              outputs, memo.pages, jobs, others=True)
         return SitePages(made, site, {path: outputs.get(path, "") for path in memo.reads})
-    planned = site_outputs(config, _teasers(stories, memo), checked.manifests, checked.pages, sorted(outputs),
+    planned = site_outputs(config, _teasers(rendered, memo), checked.manifests, checked.pages, sorted(outputs),
                            checked.authors, checked.images)
     lost, clashes = collisions([output for _, output in planned], sources)
     severity = config.checks.get("LP011", "error")  # off or a warning: what cannot be written is left out
@@ -218,10 +218,10 @@ def _reading_moved(memo: Memo | None, site: str, outputs: Mapping[str, str],
     return None if any(memo.pages[path].producer in last for path in stale) else stale
 
 
-def _teasers(stories: list[tuple[str, Rendered]], memo: Memo | None) -> list[Teaser]:
+def _teasers(rendered: list[tuple[str, Rendered]], memo: Memo | None) -> list[Teaser]:
     """Each story's teaser; those the memo keeps are read from it only if a page reads one."""
-    return [Teaser(story.teaser if story.teaser is not None else functools.partial(memo.teaser, path),
-                   story.teaser_digest, story.keys) for path, story in stories]
+    return [Teaser(variants.teaser if variants.teaser is not None else functools.partial(memo.teaser, path),
+                   variants.teaser_digest, variants.keys) for path, variants in rendered]
 
 
 def _make_planned(planned: list[tuple[str, Output]], config: SiteConfig, renderer: Renderer, store: OutputStore,
