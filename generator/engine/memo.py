@@ -178,9 +178,9 @@ def save_memo(root: Path, memo: Memo) -> None:
         grouped[shard_of(story)][story] = record
     # The teasers files kept as they are come first: another shard's can come to the same bytes (two shards
     # without a story), and writing that file again would move the stamp the head records for it.
-    kept = {n: _kept_teasers(memo.loaded.get(n), records) for n, records in enumerate(grouped)}
-    files = {shard.teasers.digest: shard.teasers for shard in kept.values() if shard is not None}
-    shards = [_saved_shard(path, memo, memo.loaded.get(n), records, kept[n], files)
+    same = [_same_teasers(memo.loaded.get(n), records) for n, records in enumerate(grouped)]
+    files = {memo.loaded[n].teasers.digest: memo.loaded[n].teasers for n in range(RECORD_SHARDS) if same[n]}
+    shards = [_saved_shard(path, memo, memo.loaded.get(n), records, same[n], files)
               for n, records in enumerate(grouped)]
     head = dataclasses.replace(memo, stories={}, loaded={}, made={})
     body = pickle.dumps((head, [(shard.name, shard.teasers.digest, shard.teasers.stamp) for shard in shards]),
@@ -193,22 +193,22 @@ def save_memo(root: Path, memo: Memo) -> None:
             found.unlink(missing_ok=True)
 
 
-def _kept_teasers(was: RecordShard | None, records: dict[str, StoryRecord]) -> RecordShard | None:
-    """The shard as loaded, if these records have the same teasers (its teasers file holds them)."""
+def _same_teasers(was: RecordShard | None, records: dict[str, StoryRecord]) -> bool:
+    """These records have the teasers of the shard as loaded (`was`), whose teasers file holds them."""
     if was is None or was.records.keys() != records.keys() or not was.teasers.path.exists():
-        return None
-    return was if all(record is was.records[path] or _teaser_digest(record) == _teaser_digest(was.records[path])
-                      for path, record in records.items()) else None
+        return False
+    return all(record is was.records[path] or _teaser_digest(record) == _teaser_digest(was.records[path])
+               for path, record in records.items())
 
 
 def _saved_shard(head: Path, memo: Memo, was: RecordShard | None, records: dict[str, StoryRecord],
-                 kept: RecordShard | None, files: dict[str, Teasers]) -> RecordShard:
-    """The shard holding these records: the files it was loaded from (`was`) where they hold the same;
-    `files`: the teasers files of this save so far, by digest."""
-    if kept is not None:
+                 same_teasers: bool, files: dict[str, Teasers]) -> RecordShard:
+    """The shard holding these records: the files it was loaded from (`was`) where they hold the same (its
+    teasers file where `same_teasers`); `files`: the teasers files of this save so far, by digest."""
+    if same_teasers:
         if _beside(head, was.name).exists() and all(was.records[path] is record for path, record in records.items()):
             return was
-        teasers, at = kept.teasers, kept.at
+        teasers, at = was.teasers, was.at
     else:
         listed = {path: memo.teaser(path) if record.rendered.teaser is None else record.rendered.teaser
                   for path, record in records.items() if record.rendered is not None}
