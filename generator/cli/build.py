@@ -62,8 +62,8 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
     scanned, inputs = scan(root, state)
     if state is not None and _up_to_date(state, chosen, inputs, target, not no_search, now):
         # Files hashed again, their bytes the same (touched by a checkout or a copy, or changed just before the
-        # last scan): their stamps are kept, or every later build would hash them again.
-        if any(stamp is not state.inputs.get(path) and stamp[3] != "unread" for path, stamp in inputs.items()):
+        # last scan): what the scan knew of them is kept, or every later build would hash them again.
+        if any(seen is not state.inputs.get(path) and seen[3] != "unread" for path, seen in inputs.items()):
             with contextlib.suppress(OSError):
                 save_state(root, State(state.options, scanned, settle(inputs), state.warnings, state.summary))
         for line in state.warnings:
@@ -85,7 +85,7 @@ def _up_to_date(state: State, options: str, inputs: dict[str, list], target: Pat
     moment = int(now.timestamp())
     if moment < state.summary.get("newest", 0) or 0 < state.summary.get("next_due", 0) <= moment:
         return False
-    if {path: stamp[3] for path, stamp in inputs.items()} != {path: stamp[3] for path, stamp in state.inputs.items()}:
+    if {path: seen[3] for path, seen in inputs.items()} != {path: seen[3] for path, seen in state.inputs.items()}:
         return False
     return intact(target, load_record(target), state.build)
 

@@ -25,7 +25,7 @@ FORMAT = "ledgerpress-build-state-3"
 # without its stat showing it: the next build reads it again rather than trusting the stat (git's "racy" rule).
 RACY_NS = 2_000_000_000
 
-Stamp = list  # [mtime_ns, size, inode, digest]
+Scanned = list  # what a scan knows of an input file: [mtime_ns, size, inode, digest]
 
 
 def options_key(version: str, **options: object) -> str:
@@ -48,7 +48,7 @@ class State:
 
     options: str = ""                                       # options_key of that build ("key" in its file)
     started_ns: int = 0                                     # when its scan began
-    inputs: dict[str, Stamp] = field(default_factory=dict)  # absolute path -> stamp
+    inputs: dict[str, Scanned] = field(default_factory=dict)  # by absolute path
     warnings: list[str] = field(default_factory=list)
     summary: dict[str, int] = field(default_factory=dict)
 
@@ -58,8 +58,8 @@ class State:
         return build_key(self.options, self.inputs)
 
 
-def build_key(key: str, inputs: dict[str, Stamp]) -> str:
-    return key_of(key, *(f"{path}\0{stamp[3]}" for path, stamp in sorted(inputs.items())))
+def build_key(options: str, inputs: dict[str, Scanned]) -> str:
+    return key_of(options, *(f"{path}\0{seen[3]}" for path, seen in sorted(inputs.items())))
 
 
 def input_paths(root: Path) -> list[str]:
@@ -73,13 +73,13 @@ def input_paths(root: Path) -> list[str]:
     return found
 
 
-def scan(root: Path, previous: State | None) -> tuple[int, dict[str, Stamp]]:
+def scan(root: Path, previous: State | None) -> tuple[int, dict[str, Scanned]]:
     """When the scan began, and every input as it is now: its digest taken from `previous` where the stat is the
     same and was not racy, else from the file."""
     started = time.time_ns()
     known = previous.inputs if previous else {}
     trusted_before = previous.started_ns - RACY_NS if previous else 0
-    inputs: dict[str, Stamp] = {}
+    inputs: dict[str, Scanned] = {}
     for path in input_paths(root):
         # A file no build reads (a name that is not UTF-8, a dangling link, a FIFO, a device) is still an input:
         # the loaders report it, and a build after it appeared must not say `up to date`.
@@ -96,11 +96,11 @@ def scan(root: Path, previous: State | None) -> tuple[int, dict[str, Stamp]]:
                 and info.st_mtime_ns < trusted_before and old[3] != "unread"):  # (a chmod moves no time)
             inputs[path] = old
             continue
-        inputs[path] = _stamp(path, info)
+        inputs[path] = _scanned(path, info)
     return started, inputs
 
 
-def rescan(previous: State, changed: Collection[str]) -> tuple[int, dict[str, Stamp]] | None:
+def rescan(previous: State, changed: Collection[str]) -> tuple[int, dict[str, Scanned]] | None:
     """What scan() would find when only `changed` (absolute paths a file watcher reported) moved since the scan
     of `previous`: those read again, every other input as it was; None when one of them is not an input of that
     scan or is a folder now (a new file or folder, a folder removed), which only a whole scan can place."""
@@ -116,13 +116,13 @@ def rescan(previous: State, changed: Collection[str]) -> tuple[int, dict[str, St
             continue  # deleted: no longer an input
         if stat.S_ISDIR(info.st_mode):
             return None  # a folder now, whose files only a whole scan finds
-        inputs[path] = _stamp(path, info)
+        inputs[path] = _scanned(path, info)
     return started, inputs
 
 
-def _stamp(path: str, info: os.stat_result) -> Stamp:
-    """A file's stamp from its stat, with its digest ("unread" for what is not a regular file, or cannot be
-    read: the loaders report it, and a build after it appeared must not say `up to date`)."""
+def _scanned(path: str, info: os.stat_result) -> Scanned:
+    """What the scan knows of a file: its stat and its digest ("unread" for what is not a regular file, or
+    cannot be read: the loaders report it, and a build after it appeared must not say `up to date`)."""
     if not stat.S_ISREG(info.st_mode):
         return [info.st_mtime_ns, info.st_size, info.st_ino, "unread"]
     digest = _digest(path, info.st_size)
@@ -149,20 +149,20 @@ def _digest(path: str, size: int) -> str | None:
         os.close(descriptor)
 
 
-def settle(inputs: dict[str, Stamp]) -> dict[str, Stamp]:
+def settle(inputs: dict[str, Scanned]) -> dict[str, Scanned]:
     """The inputs as the scan found them, less those changed (or gone) since: a build may have read a file after
     it changed, so the next build must read it again, whatever its stat by then."""
     kept = {}
-    for path, stamp in inputs.items():
-        if stamp[3] == "unread":  # nothing read it (a dangling link, a name not UTF-8): the next scan compares
-            kept[path] = stamp
+    for path, seen in inputs.items():
+        if seen[3] == "unread":  # nothing read it (a dangling link, a name not UTF-8): the next scan compares
+            kept[path] = seen
             continue
         try:
             info = os.stat(path)
         except OSError:
             continue
-        if [info.st_mtime_ns, info.st_size, info.st_ino] == stamp[:3]:
-            kept[path] = stamp
+        if [info.st_mtime_ns, info.st_size, info.st_ino] == seen[:3]:
+            kept[path] = seen
     return kept
 
 
@@ -192,20 +192,20 @@ def save_state(root: Path, state: State) -> None:
                                                    "summary": state.summary}))
 
 
-def content_digests(root: Path, inputs: dict[str, Stamp]) -> dict[str, str]:
+def content_digests(root: Path, inputs: dict[str, Scanned]) -> dict[str, str]:
     """The scan's files under content/ by the path a build shows them at (content/stories/...): their digests."""
     top = f"{root / 'content'}{os.sep}"
-    return {"content/" + path[len(top):].replace(os.sep, "/"): stamp[3] for path, stamp in inputs.items()
+    return {"content/" + path[len(top):].replace(os.sep, "/"): seen[3] for path, seen in inputs.items()
             if path.startswith(top)}
 
 
-def code_digest(inputs: dict[str, Stamp]) -> str:
+def code_digest(inputs: dict[str, Scanned]) -> str:
     """The generator's own code as the scan found it: a change to it makes every cached result stale."""
     top = f"{PACKAGE}{os.sep}"
-    return key_of(*sorted(f"{path[len(top):]}\0{stamp[3]}" for path, stamp in inputs.items() if path.startswith(top)))
+    return key_of(*sorted(f"{path[len(top):]}\0{seen[3]}" for path, seen in inputs.items() if path.startswith(top)))
 
 
-def memo_key(inputs: dict[str, Stamp], digests: Mapping[str, str], options: str) -> str:
+def memo_key(inputs: dict[str, Scanned], digests: Mapping[str, str], options: str) -> str:
     """What a memo is good for: the generator's code, site.toml (which every record depends on) and the options
     of the command that made it. A memo under another key is not used."""
     return key_of(code_digest(inputs), digests.get("content/site.toml", ""), options)
