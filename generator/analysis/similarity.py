@@ -171,9 +171,9 @@ class Features(NamedTuple):
     numbers: array  # of "I": the counts as one object the cyclic collector does not walk, not a tuple of ints
 
     def plain(self) -> tuple[bytes, bool, tuple[str, ...], bytes]:
-        """These features as a few plain values (the signature and counts as bytes), to keep between builds: a
-        memo of thousands loads them far quicker than thousands of arrays (and pickles a word that many stories
-        share once, as the one object a process keeps of it)."""
+        """These features as a few plain values (the signature and counts as bytes), to send to another process
+        or keep in a file: thousands of them pickle and load far quicker than thousands of arrays (and a word
+        that many stories share is pickled once, as the one object a process keeps of it)."""
         return self.sketch.tobytes(), self.empty, self.words, self.numbers.tobytes()
 
     @classmethod

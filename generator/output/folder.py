@@ -133,6 +133,8 @@ class FolderStore:
         for path in self.dropped:
             with contextlib.suppress(FileNotFoundError):
                 os.unlink(os.path.join(self.next, path))
+        self.foreign: list[str] = []  # the files put there by hand, looked for at commit
+        self.moved: set[str] = set()  # the folders of the next tree whose entries commit changed
         self.handled: dict[str, str] = {}
         self.written: dict[str, tuple[int, int, int]] = {}  # files put into the next tree anew this build: stamps
         self._folders_made: set[str] = set()

@@ -48,8 +48,8 @@ class Teaser:
     """One story's view without its sections: `text` (its JSON), `fingerprint` (a digest of it: a page showing
     the story is made again when it changes) and `keys` (the fields that order and place it, at hand). Any
     other field is read from the JSON the first time a page asks for it (a list page reads a few of them),
-    and kept, readable as attributes. The JSON may be given as a function that reads it (from the memo),
-    called only then."""
+    and kept, readable as attributes. The JSON may be given as a function that reads it (from a file kept
+    since an earlier build), called only then."""
 
     def __init__(self, text: bytes | Callable[[], bytes], fingerprint: str, keys: Mapping[str, Any]) -> None:
         self._text, self.fingerprint, self.keys = text, fingerprint, keys
