@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from ..content.config import SiteConfig
 from ..content.models import ManifestFile
+from .dates import iso_z
 from .ledger import manifest_path
-from .story_view import View, iso_z
 from .teaser import Teaser
+from .view import View
 
 
 class ClaimUse(View):

@@ -31,7 +31,7 @@ VIEW_VERSION = "1"
 
 
 class Term(View):
-    """A declared key with its display name (newsroom, beat, trust level)."""
+    """A term a story is filed under, with its display name (newsroom, beat, edition, trust level)."""
 
     slug: str
     name: str

@@ -42,9 +42,9 @@ class Feed:
 
 def make_feed(entries: Sequence[Teaser], config: SiteConfig, folder: str, title: str, description: str,
               fallback: str = EPOCH) -> Feed:
-    """The feed published under folder ('/' or '/newsrooms/<slug>/') with these entries (newest first, at most
-    FEED_SIZE): updated when its newest entry last changed, or at fallback (the site's newest change) when it
-    has no entry yet."""
+    """The feed published under folder ('/' or a term's folder, e.g. '/newsrooms/<slug>/') with these entries
+    (newest first, at most FEED_SIZE): updated when any of its entries last changed (a correction to an older
+    story too), or at fallback (the site's newest change) when it has no entry yet."""
     updated = max((modified(story) for story in entries), default=fallback)
     return Feed(title=title, description=description, home_url=config.url(folder),
                 atom_url=config.url(folder + "feed.xml"), json_url=config.url(folder + "feed.json"),
@@ -101,7 +101,7 @@ def _story_data(data: bytes, path: str) -> Any:
 @functools.lru_cache(maxsize=2 * FEED_SIZE)
 def _entry_view(data: bytes) -> Any:
     """One parse of each story a build's feeds carry, whichever feeds and formats carry it (the site's, its
-    newsroom's, its beat's; Atom and JSON), and in the preview of those that did not change since its last
+    newsroom's, its authors'; Atom and JSON), and in the preview of those that did not change since its last
     build. Read only: templates do not change what they are given."""
     return as_fields(orjson.loads(data))
 
