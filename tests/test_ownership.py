@@ -686,6 +686,20 @@ def test_on_a_file_system_without_hard_links_a_link_of_the_user_s_is_carried_as_
         assert os.readlink(tmp_path / f"{name}-carried") == os.readlink(tmp_path / name)
 
 
+def test_link_or_copy_puts_the_link_in_place_of_a_file_there(tmp_path: Path):
+    """A file at the path is replaced by the link, not written through: its other names keep their bytes."""
+    from generator.output.files import link_or_copy
+
+    (tmp_path / "source").write_text("new\n")
+    (tmp_path / "old").write_text("old\n")
+    os.link(tmp_path / "old", tmp_path / "path")
+    link_or_copy(tmp_path / "source", tmp_path / "path")
+    assert os.stat(tmp_path / "path").st_ino == os.stat(tmp_path / "source").st_ino
+    assert (tmp_path / "old").read_text() == "old\n"
+    link_or_copy(tmp_path / "source", tmp_path / "new")
+    assert (tmp_path / "new").read_text() == "new\n"
+
+
 def test_a_page_is_written_new_only_where_nothing_is_and_never_through_a_link(tmp_path: Path):
     """The second tree holds hard links to the live site's files: a page made again at such a path is put in
     its place by a rename, never written into the file the live site shares (nor through a symbolic link)."""

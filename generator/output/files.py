@@ -57,11 +57,14 @@ def write_all(descriptor: int, data: bytes) -> None:
 
 
 def link_or_copy(source: str | Path, path: str | Path) -> None:
-    """A hard link to `source` at `path` (a copy where the file system cannot link them)."""
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(path)
+    """A hard link to `source` at `path`, in place of any file there (a copy where the file system cannot link
+    them). Linked first and removed only if a file is there: most paths are new (a first build links every
+    file it writes)."""
     try:
         os.link(source, path)
+    except FileExistsError:
+        os.unlink(path)
+        link_or_copy(source, path)
     except OSError as err:
         if err.errno not in (errno.EXDEV, errno.EPERM, errno.EMLINK, errno.ENOTSUP):
             raise

@@ -157,10 +157,7 @@ class FolderStore:
         if self.mirror is not None:
             mirrored = os.path.join(self.mirror, path)
             self._folder(os.path.dirname(mirrored))
-            try:
-                os.link(target, mirrored)
-            except OSError:  # a file there (put twice), or a file system without hard links
-                link_or_copy(target, mirrored)
+            link_or_copy(target, mirrored)
         return Receipt(path, code, True, stamp=file_stamp(written))
 
     def _folder(self, folder: str) -> None:
