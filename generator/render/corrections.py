@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from ..content.models import Story
-from .dates import iso_z
+from .dates import iso_z, moment
 from .view import View
 
 
@@ -20,20 +20,14 @@ class CorrectionView(View):
     manifest_id: str | None
 
 
-def _moment(value: dt.datetime | dt.date) -> dt.datetime:
-    """A date as its first moment in UTC, so that dates and times compare."""
-    if isinstance(value, dt.datetime):
-        return value.astimezone(dt.timezone.utc)
-    return dt.datetime(value.year, value.month, value.day, tzinfo=dt.timezone.utc)
-
-
 def _iso(value: dt.datetime | dt.date) -> str:
+    """A front-matter date as ISO text: a day stays a day, a time becomes UTC."""
     return iso_z(value) if isinstance(value, dt.datetime) else value.isoformat()
 
 
 def correction_views(story: Story) -> list[CorrectionView]:
     """The corrections, oldest first (the order they were made in), each numbered."""
-    ordered = sorted(story.meta.corrections, key=lambda c: _moment(c.date))
+    ordered = sorted(story.meta.corrections, key=lambda c: moment(_iso(c.date)))
     return [CorrectionView(number=n, anchor=f"correction-{n}", date=_iso(c.date), text=c.text, manifest_id=c.manifest)
             for n, c in enumerate(ordered, start=1)]
 
@@ -42,7 +36,6 @@ def last_changed(story: Story) -> tuple[str, str]:
     """(when the story last changed, as ISO text; its day): the latest of `updated` and its corrections' dates,
     since a correction is a change, and never before it was published (as its feeds and sitemaps say)."""
     meta = story.meta
-    latest = max([meta.published, *([meta.updated] if meta.updated else []), *(c.date for c in meta.corrections)],
-                 key=_moment)
-    day = latest.astimezone(dt.timezone.utc).date() if isinstance(latest, dt.datetime) else latest
-    return _iso(latest), day.isoformat()
+    dates = [meta.published, *([meta.updated] if meta.updated else []), *(c.date for c in meta.corrections)]
+    latest = max(map(_iso, dates), key=moment)
+    return latest, moment(latest).date().isoformat()

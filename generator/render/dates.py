@@ -19,6 +19,15 @@ def shown_time(value: str, zone: str = "UTC", pattern: str = "%Y-%m-%d %H:%M %Z"
     return moment.astimezone(zoneinfo.ZoneInfo(zone)).strftime(pattern)
 
 
+@functools.lru_cache(maxsize=1 << 16)  # lists and feeds compare the same stories' dates many times
+def moment(value: str) -> dt.datetime:
+    """An ISO 8601 date or date and time as an aware datetime: a bare date is its first moment, in UTC, so that
+    days and times compare."""
+    if len(value) == 10:
+        return dt.datetime.fromisoformat(value).replace(tzinfo=dt.timezone.utc)
+    return dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
+
+
 def iso_z(moment: dt.datetime) -> str:
     """UTC, second precision, with a Z: 2026-10-20T12:51:00Z."""
     return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")

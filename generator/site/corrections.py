@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
+from ..render.dates import iso_z, moment
 from ..render.ledger import manifest_path
 from ..render.teaser import Teaser
 from .feeds import FEED_SIZE
@@ -53,9 +54,8 @@ def corrections(stories: Sequence[Teaser]) -> list[CorrectionEntry]:
     for story in stories:
         if story.keys["corrections.date"]:
             for item in story.corrections:
-                moment = item.date if len(item.date) > 10 else f"{item.date}T00:00:00Z"
-                found.append(CorrectionEntry(story, item.number, item.anchor, item.date, moment, item.text,
-                                             item.manifest_id))
+                found.append(CorrectionEntry(story, item.number, item.anchor, item.date, iso_z(moment(item.date)),
+                                             item.text, item.manifest_id))
     return sorted(found, key=lambda entry: (entry.moment, entry.story.path, entry.number), reverse=True)
 
 

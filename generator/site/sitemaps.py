@@ -5,11 +5,12 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable, Iterator, Sequence
 
+from ..render.dates import moment
 from ..render.kinds import LIST_KINDS, terms_of
 from ..render.ledger import manifest_path
 from ..render.teaser import Teaser
 from .lists import newest_first
-from .moments import EPOCH, moment, modified
+from .moments import EPOCH, modified
 from .outputs import SITE_TOML, Output, Site, producer
 
 NEWS_WINDOW = dt.timedelta(hours=48)
