@@ -257,11 +257,16 @@ class TemplateFailed(TemplateRuntimeError):
         return type(self), (self.message, self.filename, self.lineno)
 
 
-def _failed(err: BaseException, dirs: tuple[str, ...]) -> TemplateFailed:
-    """The error as a TemplateFailed at the innermost template line it passed through (Jinja rewrites a
-    failing render's traceback so that template code shows as the template's own file and line)."""
+def _innermost(err: BaseException, dirs: tuple[str, ...]) -> tuple[str | None, int | None]:
+    """The innermost template file and line an error passed through, if any (Jinja rewrites a failing
+    render's traceback so that template code shows as the template's own file and line)."""
     frames = [frame for frame in traceback.extract_tb(err.__traceback__) if frame.filename.startswith(dirs)]
-    filename, lineno = (frames[-1].filename, frames[-1].lineno) if frames else (None, None)
+    return (frames[-1].filename, frames[-1].lineno) if frames else (None, None)
+
+
+def _failed(err: BaseException, dirs: tuple[str, ...]) -> TemplateFailed:
+    """The error as a TemplateFailed at the innermost template line it passed through."""
+    filename, lineno = _innermost(err, dirs)
     if isinstance(err, RecursionError):
         why = "it includes, extends or calls itself without end"
     else:
@@ -273,9 +278,8 @@ def template_finding(root: Path, err: TemplateError) -> Finding:
     """A broken template is bad input too: report the template line where it broke, not a traceback."""
     name, line = getattr(err, "filename", None), getattr(err, "lineno", None)
     if name is None:
-        dirs = [str(path.resolve()) for path in template_dirs(root)]
-        frames = [f for f in traceback.extract_tb(err.__traceback__) if f.filename.startswith(tuple(dirs))]
-        name, line = (frames[-1].filename, frames[-1].lineno) if frames else ("templates", 1)
+        name, line = _innermost(err, tuple(str(path.resolve()) for path in template_dirs(root)))
+        name = name or "templates"
     shown = str(name)
     for top in (root, root.resolve()):  # the template's own path: a link in templates/ is shown, not followed
         try:
