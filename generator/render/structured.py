@@ -9,6 +9,7 @@ from typing import Any
 from ..content.config import SiteConfig
 
 CONTEXT = "https://schema.org"
+SEARCH_PATH = "/search/"  # the search page, which the front page's structured data names as the way to search
 
 
 def organization(config: SiteConfig) -> dict[str, Any]:
@@ -63,7 +64,8 @@ def website(config: SiteConfig) -> dict[str, Any]:
     site = {"@type": "WebSite", "@id": config.url("/#website"), "name": config.title, "url": config.url("/"),
             "inLanguage": config.language, "publisher": {"@id": config.url("/#organization")},
             "potentialAction": {"@type": "SearchAction",
-                                "target": {"@type": "EntryPoint", "urlTemplate": config.url("/search/") + "?q={query}"},
+                                "target": {"@type": "EntryPoint",
+                                           "urlTemplate": config.url(SEARCH_PATH) + "?q={query}"},
                                 "query-input": "required name=query"}}
     if config.description:
         site["description"] = config.description

@@ -24,6 +24,7 @@ from ..engine.records import SearchRecord
 from ..engine.search import make_search, search_plan
 from ..engine.state import State, content_digests, memo_key, options_key, rescan, scan
 from ..output.store import MemoryStore
+from ..site.outputs import output_file
 from .http import EVERYWHERE, PreviewServer, preview_url
 from .live import Live, Snapshot, overlay, reload_script, scheduled_banner
 
@@ -211,7 +212,7 @@ class Preview:
             return None, tuple(result.findings), None, {}, []
         stats = self.store.commit(result.outputs)
         self._memo = result.memo
-        banners = {url_path.lstrip("/") + "index.html": scheduled_banner(when) for _, url_path, when in result.scheduled}
+        banners = {output_file(url_path): scheduled_banner(when) for _, url_path, when in result.scheduled}
         return self.store.files, tuple(result.findings), result.searchable, banners, stats.paths
 
     def _index(self, snapshot: Snapshot, searchable: tuple) -> None:

@@ -12,7 +12,7 @@ from ..render.teaser import Teaser
 from .feeds import FEED_SIZE
 from .lists import Pager, paginate
 from .moments import EPOCH, modified
-from .outputs import SITE_TOML, Output, Site, producer
+from .outputs import SITE_TOML, Output, Site, output_file, producer
 
 PATH = "/corrections/"
 
@@ -64,9 +64,9 @@ def corrections_pages(site: Site) -> Iterator[Output]:
     """corrections/ (page/2/, … after page_size corrections) and corrections/feed.xml."""
     entries = corrections(site.stories)
     for path, chunk, pager in paginate(entries, PATH, site.config.page_size):
-        yield Output(path.lstrip("/") + "index.html", SITE_TOML, "corrections.html",
+        yield Output(output_file(path), SITE_TOML, "corrections.html",
                      {"page": CorrectionsPage(path, chunk, pager)})
     newest = max((modified(story) for story in site.stories), default=EPOCH)
     updated = entries[0].moment if entries else newest
-    yield Output(PATH.lstrip("/") + "feed.xml", SITE_TOML, "corrections.xml",
+    yield Output(output_file(PATH, "feed.xml"), SITE_TOML, "corrections.xml",
                  {"entries": entries[:FEED_SIZE], "updated": updated})

@@ -17,7 +17,7 @@ from ..render.kinds import LIST_KINDS, Declared
 from ..render.teaser import Teaser, as_fields
 from .lists import by_term, newest_first, term_names
 from .moments import EPOCH, modified
-from .outputs import SITE_TOML, Output, Site, producer
+from .outputs import SITE_TOML, Output, Site, output_file, producer
 
 FEED_SIZE = 50
 JSON_FEED_VERSION = "https://jsonfeed.org/version/1.1"
@@ -72,14 +72,15 @@ def feeds(site: Site) -> Iterator[Output]:
     """feed.xml and feed.json for the site and for every term with a feed: each entry's content is its story
     whole, read from the story's index.json."""
     for folder, feed in site_feeds(site.stories, site.config, site.declared):
-        base = folder.lstrip("/")
         reads = tuple(_data_path(story) for story in feed.entries)
-        yield Output(base + "feed.xml", SITE_TOML, "feed.xml", {"feed": feed}, view=feed_view, reads=reads)
-        yield Output(base + "feed.json", SITE_TOML, "feed.json", {"feed": feed}, view=json_feed_view, reads=reads)
+        yield Output(output_file(folder, "feed.xml"), SITE_TOML, "feed.xml", {"feed": feed}, view=feed_view,
+                     reads=reads)
+        yield Output(output_file(folder, "feed.json"), SITE_TOML, "feed.json", {"feed": feed}, view=json_feed_view,
+                     reads=reads)
 
 
 def _data_path(story: Teaser) -> str:
-    return story.path.lstrip("/") + "index.json"
+    return output_file(story.path, "index.json")
 
 
 def feed_view(config: SiteConfig, feed: Feed, read: Mapping[str, bytes] | None = None) -> dict[str, Any]:

@@ -9,7 +9,7 @@ from ..content.models import ManifestFile
 from ..render.ledger import manifest_path
 from ..render.manifest_view import manifest_view
 from ..render.teaser import Teaser
-from .outputs import Output, Site, producer
+from .outputs import Output, Site, output_file, producer
 
 
 @producer()
@@ -21,9 +21,9 @@ def manifest_pages(site: Site) -> Iterator[Output]:
     for manifest_id in sorted(site.manifests):
         found = site.manifests[manifest_id]
         context = {"found": found, "citing": citing.get(manifest_id, [])}
-        folder = manifest_path(manifest_id).lstrip("/")
         for suffix in ("html", "json"):
-            yield Output(f"{folder}index.{suffix}", found.path, f"manifest.{suffix}", context, view=manifest_context)
+            yield Output(output_file(manifest_path(manifest_id), f"index.{suffix}"), found.path,
+                         f"manifest.{suffix}", context, view=manifest_context)
 
 
 def manifest_context(config: SiteConfig, found: ManifestFile, citing: list[Teaser]) -> dict:

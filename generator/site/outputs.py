@@ -18,6 +18,12 @@ from ..render.teaser import Teaser
 SITE_TOML = "content/site.toml"  # what a site-wide output's findings point at
 
 
+def output_file(url_path: str, name: str = "index.html") -> str:
+    """The output file `name` in the folder served at `url_path`: /newsrooms/city/ -> newsrooms/city/index.html,
+    (/newsrooms/city/, feed.xml) -> newsrooms/city/feed.xml."""
+    return url_path.lstrip("/") + name
+
+
 @dataclass(frozen=True)
 class Output:
     """One file of the site: where it goes, the source its findings point at, and how it is made: `template`

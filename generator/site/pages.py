@@ -12,24 +12,19 @@ from ..render.authors import author_page
 from ..render.formats import to_json
 from ..render.kinds import KINDS
 from ..render.story_view import StoryView
+from ..render.structured import SEARCH_PATH
 from ..render.teaser import Teaser
 from .lists import editions, front_editions, listings, newest_first, term_counts
-from .outputs import SITE_TOML, Output, Site, producer
+from .outputs import SITE_TOML, Output, Site, output_file, producer
 
 SCHEMA_PATH = "schema/story.schema.json"
-SEARCH_PATH = "/search/"
 STORIES_FIELDS = ("title", "description", "slug", "url", "published", "updated", "edition", "newsroom", "beat", "trust",
                   "source_count", "cited_manifest_ids", "links")
 
 
-def _index(path: str) -> str:
-    """The output file of a page at URL path `path`: /newsrooms/city/ -> newsrooms/city/index.html."""
-    return path.lstrip("/") + "index.html"
-
-
 def page_output(page: Page) -> str:
     """A plain page's HTML output."""
-    return _index(page.url_path)
+    return output_file(page.url_path)
 
 
 @producer()
@@ -41,10 +36,10 @@ def front_and_lists(site: Site) -> Iterator[Output]:
     yield Output("index.html", SITE_TOML, "index.html", {
         "editions": front_editions(all_editions, config.front_page_size), "pages": links,
         "terms": term_counts(stories, config, declared)})
-    yield Output(_index(KINDS["edition"].prefix), SITE_TOML, "editions.html", {"editions": all_editions})
+    yield Output(output_file(KINDS["edition"].prefix), SITE_TOML, "editions.html", {"editions": all_editions})
     about = {"author": {slug: author_page(author, config) for slug, author in site.authors.items()}}
     for listing in listings(stories, config, declared, about):
-        yield Output(_index(listing.path), SITE_TOML, listing.kind.template, {"listing": listing})
+        yield Output(output_file(listing.path), SITE_TOML, listing.kind.template, {"listing": listing})
 
 
 @producer()
@@ -52,7 +47,7 @@ def plain_pages(site: Site) -> Iterator[Output]:
     """The pages from content/pages/, the search page, 404.html, the stylesheet and the icon."""
     links = page_links(site.pages)
     yield Output("404.html", "templates/404.html", "404.html", {"pages": links})
-    yield Output(_index(SEARCH_PATH), "templates/search.html", "search.html", {"path": SEARCH_PATH})
+    yield Output(output_file(SEARCH_PATH), "templates/search.html", "search.html", {"path": SEARCH_PATH})
     yield Output("style.css", "templates/style.css", "style.css", raw=True)
     yield Output("favicon.svg", "templates/favicon.svg", "favicon.svg", raw=True)
     for page in sorted(site.pages, key=lambda p: p.url_path):

@@ -8,14 +8,15 @@ from collections.abc import Iterable, Iterator, Sequence
 from ..render.dates import moment
 from ..render.kinds import LIST_KINDS, terms_of
 from ..render.ledger import manifest_path
+from ..render.structured import SEARCH_PATH
 from ..render.teaser import Teaser
 from .lists import newest_first
 from .moments import EPOCH, modified
-from .outputs import SITE_TOML, Output, Site, producer
+from .outputs import SITE_TOML, Output, Site, output_file, producer
 
 NEWS_WINDOW = dt.timedelta(hours=48)
 NEWS_LIMIT = 1000
-NOT_IN_SITEMAP = ("404.html", "search/index.html")
+NOT_IN_SITEMAP = ("404.html", output_file(SEARCH_PATH))
 
 
 @producer(last=True)
