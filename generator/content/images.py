@@ -73,19 +73,19 @@ def _measured(path: str, src: str, data: bytes) -> ImageFile | str:
         with warnings.catch_warnings():
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as image:
-                width, height, kind = image.width, image.height, image.format
+                width, height, image_format = image.width, image.height, image.format
                 turned = image.getexif().get(0x0112) in _TURNED
     except (UnidentifiedImageError, Image.DecompressionBombWarning, Image.DecompressionBombError):
         return "is not an image file Pillow can read"
     except (OSError, ValueError, SyntaxError) as err:
         return f"cannot be read as an image ({err})"
-    if kind not in FORMATS:
-        return f"is {kind or 'an unknown format'}, not PNG, JPEG, WebP or AVIF"
+    if image_format not in FORMATS:
+        return f"is {image_format or 'an unknown format'}, not PNG, JPEG, WebP or AVIF"
     if width * height > MAX_IMAGE_PIXELS:
         return f"is {width} x {height} pixels, more than {MAX_IMAGE_PIXELS // 1_000_000} million"
     if turned:
         width, height = height, width
-    return ImageFile(src, path, file_digest(data), width, height, kind)
+    return ImageFile(src, path, file_digest(data), width, height, image_format)
 
 
 def safe_src(src: str) -> bool:

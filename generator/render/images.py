@@ -43,16 +43,16 @@ def renditions(image: ImageFile, widths: list[int]) -> list[Rendition]:
     kept = [width for width in widths if width < image.width]
     if len(kept) < len(widths):
         kept.append(image.width)
-    kind = written_format(image.format)
+    written = written_format(image.format)
     stem = slugify(posixpath.splitext(posixpath.basename(image.src))[0]) or "image"
-    code = key_of(image.digest, ENCODING, kind)[:12]
-    suffix = {"WEBP": "webp", "PNG": "png", "JPEG": "jpg"}[kind]
+    code = key_of(image.digest, ENCODING, written)[:12]
+    suffix = {"WEBP": "webp", "PNG": "png", "JPEG": "jpg"}[written]
     return [Rendition(f"/images/{stem}-{width}.{code}.{suffix}", width,
-                      max(1, round(image.height * width / image.width)), kind) for width in kept]
+                      max(1, round(image.height * width / image.width)), written) for width in kept]
 
 
-def media_type(kind: str) -> str:
-    return FORMATS[kind]
+def media_type(image_format: str) -> str:
+    return FORMATS[image_format]
 
 
 def img_attributes(image: ImageFile, config: SiteConfig) -> dict[str, str | int]:

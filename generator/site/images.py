@@ -27,10 +27,10 @@ def images(site: Site) -> Iterator[Output]:
                 made.add(rendition.path)
                 yield Output(rendition.path.lstrip("/"), f"content/images/{src}", None,
                              {"image": image, "width": rendition.width, "height": rendition.height,
-                              "kind": rendition.format}, make=write_rendition)
+                              "image_format": rendition.format}, make=write_rendition)
 
 
-def write_rendition(config: SiteConfig, image: ImageFile, width: int, height: int, kind: str) -> bytes:
+def write_rendition(config: SiteConfig, image: ImageFile, width: int, height: int, image_format: str) -> bytes:
     """The image at this size in this format; the file must still be the one the build measured."""
     from PIL import Image, ImageOps
 
@@ -41,13 +41,13 @@ def write_rendition(config: SiteConfig, image: ImageFile, width: int, height: in
     with Image.open(io.BytesIO(data)) as opened:
         picture = ImageOps.exif_transpose(opened)
         alpha = picture.mode in ("RGBA", "LA", "PA") or "transparency" in picture.info
-        picture = picture.convert("RGBA" if alpha and kind != "JPEG" else "RGB")
+        picture = picture.convert("RGBA" if alpha and image_format != "JPEG" else "RGB")
         if picture.size != (width, height):
             picture = picture.resize((width, height), Image.Resampling.LANCZOS)
         out = io.BytesIO()
-        if kind == "WEBP":
+        if image_format == "WEBP":
             picture.save(out, "WEBP", quality=QUALITY, method=4)
-        elif kind == "JPEG":
+        elif image_format == "JPEG":
             picture.save(out, "JPEG", quality=QUALITY, optimize=True, progressive=True)
         else:
             picture.save(out, "PNG", optimize=True)
