@@ -60,10 +60,10 @@ def site_feeds(stories: Sequence[Teaser], config: SiteConfig, declared: Declared
     yield "/", site
     for kind in LIST_KINDS:
         if kind.feed:
-            found = by_term(ordered, kind)
-            for slug, name in term_names(kind, config, declared, found).items():
+            stories_of = by_term(ordered, kind)
+            for slug, name in term_names(kind, config, declared, stories_of).items():
                 folder = kind.path(slug)
-                yield folder, make_feed(found.get(slug, [])[:FEED_SIZE], config, folder, f"{config.title}: {name}",
+                yield folder, make_feed(stories_of.get(slug, [])[:FEED_SIZE], config, folder, f"{config.title}: {name}",
                                         kind.feed.format(name=name, site=config.title), site.updated)
 
 

@@ -65,11 +65,11 @@ def grouped(stories: Sequence[Teaser], kind: ListKind) -> dict[str, list[Teaser]
 
 def by_term(stories: Iterable[Teaser], kind: ListKind) -> dict[str, list[Teaser]]:
     """Each term of this kind that has stories, with its stories in the order given."""
-    found: dict[str, list[Teaser]] = {}
+    stories_of: dict[str, list[Teaser]] = {}
     for story in stories:
         for term in terms_of(story, kind):
-            found.setdefault(term, []).append(story)
-    return found
+            stories_of.setdefault(term, []).append(story)
+    return stories_of
 
 
 def list_term(kind: ListKind, slug: str, name: str, config: SiteConfig) -> Term:
@@ -78,11 +78,13 @@ def list_term(kind: ListKind, slug: str, name: str, config: SiteConfig) -> Term:
 
 
 def term_names(kind: ListKind, config: SiteConfig, declared: Declared,
-               found: dict[str, list[Teaser]]) -> dict[str, str]:
-    """Slug -> name of every term with a page: the declared ones in their order, else those found, newest first."""
+               stories_of: dict[str, list[Teaser]]) -> dict[str, str]:
+    """Slug -> name of every term with a page: the declared ones in their order, else those stories have, newest
+    first."""
     if kind.declared:
         return dict(kind.terms(declared))
-    return {value: kind.term_name(value, config) if kind.term_name else value for value in sorted(found, reverse=True)}
+    return {value: kind.term_name(value, config) if kind.term_name else value
+            for value in sorted(stories_of, reverse=True)}
 
 
 def listings(stories: Sequence[Teaser], config: SiteConfig, declared: Declared,
@@ -90,18 +92,18 @@ def listings(stories: Sequence[Teaser], config: SiteConfig, declared: Declared,
     """Every page of every term of every kind of list; `about`: by kind, by term, what its pages show above
     their list."""
     for kind in LIST_KINDS:
-        found = grouped(stories, kind)
-        shown = (about or {}).get(kind.name, {})
-        for slug, name in term_names(kind, config, declared, found).items():
-            mine = found.get(slug, [])
+        stories_of = grouped(stories, kind)
+        intros = (about or {}).get(kind.name, {})
+        for slug, name in term_names(kind, config, declared, stories_of).items():
+            mine = stories_of.get(slug, [])
             term = list_term(kind, slug, name, config)
             description = kind.describe(name, config, len(mine))
             title = kind.title.format(name=name)
             if not kind.paginated:
-                yield Listing(kind, term, title, description, kind.path(slug), mine, None, shown.get(slug))
+                yield Listing(kind, term, title, description, kind.path(slug), mine, None, intros.get(slug))
                 continue
             for path, chunk, pager in paginate(mine, kind.path(slug), config.page_size):
-                yield Listing(kind, term, title, description, path, chunk, pager, shown.get(slug))
+                yield Listing(kind, term, title, description, path, chunk, pager, intros.get(slug))
 
 
 def paginate(stories: list[Teaser], path: str, page_size: int) -> list[tuple[str, list[Teaser], Pager]]:
@@ -118,8 +120,8 @@ def term_counts(stories: Sequence[Teaser], config: SiteConfig, declared: Declare
     counts = {}
     for kind in LIST_KINDS:
         if kind.declared:
-            found = grouped(stories, kind)
-            counts[kind.name] = [(list_term(kind, slug, name, config), len(found.get(slug, [])))
+            stories_of = grouped(stories, kind)
+            counts[kind.name] = [(list_term(kind, slug, name, config), len(stories_of.get(slug, [])))
                                  for slug, name in kind.terms(declared).items()]
     return counts
 
@@ -129,11 +131,11 @@ def editions(stories: Sequence[Teaser], config: SiteConfig) -> list[Edition]:
     kind = KINDS["edition"]
     # newest edition first; within one, newest first (the sort is stable, reversed too)
     ordered = sorted(newest_first(stories), key=lambda story: story.keys[kind.field], reverse=True)
-    found = []
+    made = []
     for key, group in groupby(ordered, key=lambda story: story.keys[kind.field]):
         mine = list(group)
-        found.append(Edition(key, kind.term_name(key, config), kind.path(key), mine, len(mine), edition_time(key)))
-    return found
+        made.append(Edition(key, kind.term_name(key, config), kind.path(key), mine, len(mine), edition_time(key)))
+    return made
 
 
 def front_editions(all_editions: list[Edition], size: int) -> list[Edition]:
