@@ -53,6 +53,11 @@ def test_every_index_json_validates_against_the_written_schema(demo):
         assert all(isinstance(row["manifest_id"], str) for row in document["ledger"])
 
 
+def test_the_written_schema_describes_every_field_of_a_story(demo):
+    schema = json.loads(demo.files["schema/story.schema.json"])
+    assert [name for name, field in schema["properties"].items() if not field.get("description")] == []
+
+
 def test_golden_markdown_variant(demo):
     built = demo.files[f"stories/{GOLDEN_STORY}/index.md"].decode("utf-8")
     assert built == (GOLDEN / f"{GOLDEN_STORY.split('/')[1]}.md").read_text(encoding="utf-8")

@@ -108,40 +108,81 @@ class Reuse(View):
 class StoryView(View):
     """A story as every output sees it; index.json is exactly this, and its schema is this model's."""
 
+    model_config = ConfigDict(use_attribute_docstrings=True)  # each field's docstring describes it in the schema
+
     view_version: str
+    """The version of this layout of fields."""
     title: str
+    """The headline, as written in the front matter."""
     description: str
+    """The standfirst: one or two sentences that say what the story is."""
     slug: str
+    """The story's name in its address: the last part of `path`."""
     path: str
+    """Where the story is on the site, from its root: /stories/<published date, UTC>/<slug>/."""
     url: str
+    """The story's absolute address (base_url followed by `path`)."""
     canonical: str
+    """The address search engines and feeds are given for the story: the same as `url`."""
     published: str
+    """When the story was published, in UTC (ISO 8601: 2026-11-20T10:15:00Z)."""
     updated: str
+    """When the story last changed: the latest of `published`, its `updated` and its corrections' dates, as
+    ISO 8601 (a day, 2026-11-22, or a time in UTC)."""
     last_updated: str
+    """The day (YYYY-MM-DD, in UTC) of `updated`."""
     edition: str
+    """The edition the story is in: its own `edition`, else the day (in the site's time zone) or hour (UTC, as
+    2026-11-20T10) it was published."""
     newsroom: Term
+    """The newsroom that publishes it, with the address of the newsroom's page."""
     beat: Term
+    """Its beat, with the address of the beat's page."""
     trust: Term
+    """How much weight the story can bear: a key of site.toml's [trust], with its name."""
     source_count: int
+    """How many manifests its ledger lists."""
     cited_manifest_ids: list[str]
+    """The ids of the manifests its ledger lists, in ledger order."""
     authors: list[AuthorView]
+    """Who wrote it, in the order the front matter names them."""
     byline: str
+    """The authors as one line for readers ("By Mara Okafor and Jun Park"); empty without authors."""
     trust_line: str
+    """One line for readers: trust level, number of sources, newsroom and when it was published (in the site's
+    time zone and date format)."""
     image: ImageView | None
+    """The lead image, if the front matter names one and its file can be read."""
     images: list[ImageView]
+    """Every image the story shows, the lead image first, each once."""
     corrections: list[CorrectionView]
+    """Its corrections, oldest first."""
     key_facts: list[KeyFactView]
+    """The short facts shown above the story, each with the manifests it comes from."""
     sections: list[SectionView]
+    """The body in sections: each `## ` (or `# `) heading opens one, with its title and anchor; what comes
+    before the first heading, if anything, is a section without a title."""
     unresolved: list[str]
+    """What the story could not establish yet."""
     decision_card: DecisionCardView | None
+    """For readers deciding what to do with the story: who it is useful for, not for, and what to compare."""
     ledger: list[LedgerRow]
+    """Its provenance ledger: each manifest it cites, numbered, with the claims the story uses from it."""
     verify: Verify | None
+    """How a reader fetches the cited records themselves (site.toml's [verify]), if the site says."""
     related: list[RelatedView]
+    """Stories of this site related to it (sharing distinctive words, manifests or passages), those of the same
+    newsroom first."""
     links: Links
+    """The addresses of the story's three variants: HTML, JSON (this file) and Markdown."""
     checks: list[str]
+    """The codes of the checks that ran on the story and passed."""
     waivers: list[Waiver]
+    """The rules the story is exempt from, each with the reason it publishes anyway."""
     checks_line: str
+    """One sentence for readers naming the checks that passed, and each rule waived."""
     reuse: Reuse
+    """The terms on which others may republish the story (site.toml's [reuse])."""
 
 
 def edition_of(story: Story, config: SiteConfig) -> str:
