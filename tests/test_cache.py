@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from generator.cli import cli
 from generator.content.layout import CACHE_DIR, file_digest
 from generator.engine.state import STATE_FILE
-from generator.output.whole import write_whole
+from generator.output.files import write_whole
 from generator.site import search
 from tests.conftest import STORY, STORY_PATH
 

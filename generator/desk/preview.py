@@ -17,7 +17,7 @@ from urllib.parse import urlsplit
 
 from ..content.layout import CACHE_DIR
 from ..engine.scratch import running
-from ..output.whole import write_whole
+from ..output.files import write_whole
 from .errors import DeskError
 from .paths import story_path
 from .schemas import BuildOut, PreviewOut

@@ -21,7 +21,7 @@ from pathlib import Path
 from ..analysis.similarity import Features
 from ..content.layout import CACHE_DIR, file_digest, key_of
 from ..output.record import file_stamp
-from ..output.whole import write_whole
+from ..output.files import write_whole
 from .records import ImageRecord, Made, ManifestRecord, PageRecord, Rendered, SearchRecord, StoryRecord
 
 FORMAT = b"ledgerpress-memo-9\n"

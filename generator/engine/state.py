@@ -17,7 +17,7 @@ import orjson
 from ..content.findings import shown_name
 from ..content.layout import CACHE_DIR, PACKAGE, file_digest, is_utf8, key_of, read_upto, template_dirs
 from ..content.limits import MAX_INPUT_BYTES
-from ..output.whole import write_whole
+from ..output.files import write_whole
 
 STATE_FILE = "build-state.json"
 FORMAT = "ledgerpress-build-state-3"

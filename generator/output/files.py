@@ -1,5 +1,8 @@
-"""Files of a tree put in place whole: written new where nothing is, else written or linked under a temporary name
-beside them, then renamed; and the folders that deleting them leaves empty, removed. The standard library only."""
+"""Files put in place whole: written new where nothing is, else written or linked under a temporary name beside
+them, then renamed, so that a reader (another build, a publish, a preview) finds the old file or the new one and
+never half of one; and the folders that deleting them leaves empty, removed. The standard library only: a build
+with nothing to do loads it (through the build state and the output record) before it knows whether the engine is
+needed."""
 
 from __future__ import annotations
 
@@ -11,17 +14,25 @@ from pathlib import Path
 
 
 def replace_file(target: str, make) -> None:
-    """Make a file at `target` through a temporary name beside it, then rename it into place."""
+    """Make a file at `target` through a temporary name beside it, then rename it into place; one that fails (a
+    full disk) leaves the old file and no temporary one."""
     folder = os.path.dirname(target)
     temporary = os.path.join(folder, f".{os.path.basename(target)}.{os.getpid()}.tmp")
     try:
-        make(temporary)
-    except FileNotFoundError:
-        os.makedirs(folder, exist_ok=True)
-        make(temporary)
-    os.replace(temporary, target)
-    with contextlib.suppress(FileNotFoundError):  # a rename between two links to one file leaves both names
-        os.unlink(temporary)
+        try:
+            make(temporary)
+        except FileNotFoundError:
+            os.makedirs(folder, exist_ok=True)
+            make(temporary)
+        os.replace(temporary, target)
+    finally:
+        with contextlib.suppress(FileNotFoundError):  # a rename between two links to one file leaves both names
+            os.unlink(temporary)
+
+
+def write_whole(path: str | Path, data: bytes) -> None:
+    """Write `data` to `path` whole (the record, the build state, the memo)."""
+    replace_file(os.fspath(path), lambda temporary: write_file(temporary, data))
 
 
 def write_file(path: str, data: bytes) -> None:
