@@ -146,7 +146,7 @@ class FolderStore:
     def put(self, path: str, data: bytes) -> Receipt:
         check_relative(path)
         code = file_digest(data)
-        if self._linked(path, code):
+        if self._link_unchanged(path, code):
             return Receipt(path, code, False)
         target = os.path.join(self.next, path)
         self._folder(os.path.dirname(target))
@@ -166,22 +166,17 @@ class FolderStore:
             os.makedirs(folder, exist_ok=True)
             self._folders_made.add(folder)
 
-    def _linked(self, path: str, code: str) -> bool:
-        """The next tree has these bytes at `path` already, or now does, linked from the live tree."""
+    def _link_unchanged(self, path: str, code: str) -> bool:
+        """Give the next tree the live tree's file at `path` when it has these bytes (True: the next tree holds
+        them already, or now does, as a link); False when the file must be written."""
         made = self.made.get(path)
         if made is not None and made[0] == code:
             return True
         if not self.holds(path, code):
             return False
-        source, target = os.path.join(self.out, path), os.path.join(self.next, path)
-        if made is None:  # nothing there (what was, but not as made, left when the build started): linked in place
-            self._folder(os.path.dirname(target))
-            try:
-                os.link(source, target)
-                return True
-            except OSError:  # a file there after all, or a file system without hard links
-                pass
-        replace_file(target, lambda temporary: link_or_copy(source, temporary))
+        target = os.path.join(self.next, path)
+        self._folder(os.path.dirname(target))
+        link_or_copy(os.path.join(self.out, path), target)  # in place of what the next tree held there
         return True
 
     def receive(self, receipt: Receipt) -> None:
@@ -245,7 +240,7 @@ class FolderStore:
             raise OutputRefused(f"{self.out / clash[0]} was not written by ledgerpress and the build would replace "
                                 f"it ({len(clash)} such file{'s' * (len(clash) != 1)}): move it out of {self.out.name}/")
         for path, code in outputs.items():
-            if path not in self.handled and not self._linked(path, code):
+            if path not in self.handled and not self._link_unchanged(path, code):
                 raise RuntimeError(f"{path}: the build took it as unchanged, but {self.out} does not hold it")
         for path in self.foreign:
             replace_file(os.path.join(self.next, path),
