@@ -39,15 +39,14 @@ from generator.render.story_view import (
     KeyFactView,
     LedgerRow,
     Links,
-    Paragraph,
     RelatedView,
     Reuse,
-    SectionView,
     StoryView,
     Term,
     Verify,
 )
 from generator.render.authors import AuthorView
+from generator.render.sections import Paragraph, SectionView
 from generator.render.corrections import CorrectionView
 from generator.render.images import ImageView, RenditionView
 from generator.render.ledger import verify_view as _verify

@@ -24,7 +24,7 @@ from ..content.limits import MAX_STORY_BYTES
 from ..content.models import FrontMatter, ImageUse, ManifestFile, Story
 from ..content.source import front_matter, read_bounded
 from ..content.stories import load_story
-from ..render.story_view import SectionView, section_rows, sections_of
+from ..render.sections import SectionView, section_rows, sections_of
 from ..output.files import write_all
 from .records import StoryRecord
 from .scratch import clear_leftovers

@@ -2,17 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from pydantic import ConfigDict, Field
 
 from ..checks import RULES
-from ..checks.evidence import Backing, block_backing
 from ..checks.waivers import reasons
 from ..content.authors import Author
-from ..content.body import Body, render_block
 from ..content.config import SiteConfig
 from ..content.findings import counted
 from ..content.images import ImageFile
@@ -20,9 +16,10 @@ from ..content.models import ManifestFile, Story
 from .authors import AuthorView, author_views, byline
 from .corrections import CorrectionView, correction_views, last_changed
 from .dates import iso_z, local_day, shown_time
-from .images import ImageView, image_view, img_attributes, renditions
+from .images import ImageView, image_view
 from .kinds import KINDS
 from .ledger import ClaimView, LedgerRow, Verify, ledger_rows, verify_view
+from .sections import SectionView
 from .view import View
 
 __all__ = ["ClaimView", "LedgerRow", "Verify", "View", "iso_z", "ledger_rows"]  # (others import them from here)
@@ -46,29 +43,6 @@ class Links(View):
     html: str
     json_: str = Field(alias="json")
     markdown: str
-
-
-class Evidence(View):
-    """The claims of one cited manifest that back a block, best match first (their texts are in the ledger)."""
-
-    manifest_id: str
-    claims: list[str]
-
-
-class Paragraph(View):
-    """A top-level block of the body: paragraph, list, table, quote, code or sub-heading."""
-
-    kind: str
-    markdown: str
-    html: str
-    cites: list[str]
-    evidence: list[Evidence]
-
-
-class SectionView(View):
-    title: str | None
-    anchor: str | None
-    paragraphs: list[Paragraph]
 
 
 class KeyFactView(View):
@@ -192,50 +166,6 @@ def edition_of(story: Story, config: SiteConfig) -> str:
     if config.edition == "day":
         return local_day(story.meta.published, config.timezone)
     return story.published_utc.strftime("%Y-%m-%dT%H")
-
-
-SectionRow = tuple[str | None, str | None, list[tuple[str, str, str, list[str], Backing]]]
-
-
-def section_rows(story: Story, body: Body, manifests: dict[str, ManifestFile],
-                 images: Mapping[str, ImageFile] | None = None, config: SiteConfig | None = None) -> list[SectionRow]:
-    """The body as rendered sections, as plain tuples (title, anchor, [(kind, markdown, html, cites, evidence)]):
-    cite markers numbered by ledger order, titled by their manifest. What a build keeps between reading a story
-    and rendering its page (quicker to make, pickle and load than the models: sections_of makes those).
-    Images of content/images/ (`images`, by src) are shown at the widths the build writes them in."""
-    env: dict[str, Any] = {"sources": {}}
-    for number, entry in enumerate(story.meta.ledger, start=1):
-        found = manifests.get(entry.manifest)
-        env["sources"][entry.manifest] = (number, found.manifest.title if found else entry.manifest)
-    shown = {src: images[src] for src, *_ in body.images if images and src in images}
-    if shown and config is not None:
-        env["images"] = {src: img_attributes(image, config) for src, image in shown.items()}
-        moved = {src: config.url(renditions(image, config.widths)[-1].path) for src, image in shown.items()}
-    else:
-        moved = {}
-    backing = iter(block_backing(story, body, manifests))
-    return [(section.title, section.anchor,
-             [(block.kind, _moved(block.markdown, moved), render_block(block, env), block.cited_ids, next(backing))
-              for block in section.blocks])
-            for section in body.sections]
-
-
-def _moved(markdown: str, moved: Mapping[str, str]) -> str:
-    """A block's Markdown with each image's src (a file of content/images/) replaced by the URL of its widest
-    written file, so that the Markdown variant shows it wherever it is read."""
-    for src, url in moved.items():
-        if src in markdown:
-            markdown = re.sub(rf"(\]\(\s*<?|^\s*\[[^\]]*\]:\s*<?){re.escape(src)}(?=>?(\s|\)|$))",
-                              lambda m: m[1] + url, markdown, flags=re.M)
-    return markdown
-
-
-def sections_of(rows: list[SectionRow]) -> list[SectionView]:
-    return [SectionView(title=title, anchor=anchor, paragraphs=[
-                Paragraph(kind=kind, markdown=markdown, html=html, cites=cites,
-                          evidence=[Evidence(manifest_id=manifest_id, claims=list(claims)) for manifest_id, claims in evidence])
-                for kind, markdown, html, cites, evidence in paragraphs])
-            for title, anchor, paragraphs in rows]
 
 
 def related_views(related: Iterable[tuple[str, str, str]], config: SiteConfig) -> list[RelatedView]:
