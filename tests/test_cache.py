@@ -19,7 +19,7 @@ from generator.content.layout import CACHE_DIR, file_digest
 from generator.engine.state import STATE_FILE
 from generator.output.files import write_whole
 from generator.site import search
-from tests.conftest import STORY, STORY_PATH
+from tests.conftest import MANIFEST_A, STORY, STORY_PATH
 
 
 def build(root: Path, *extra: str) -> str:
@@ -238,6 +238,20 @@ def test_a_cache_that_cannot_be_saved_is_a_warning_and_the_site_is_built(site: P
     (site / CACHE_DIR).unlink()
     build(site)
     assert "up to date" in build(site) and listing(site / "public") == cold
+
+
+def test_a_manifest_a_rule_faults_is_reported_by_every_check_and_so_is_a_second_file_with_its_id(site: Path):
+    """LP101 and LP102 are rules, not reading: a check that finds the file's bytes unchanged must run them again
+    (the memo keeps it as read, not as passed), and a file whose id another file has is checked too."""
+    manifests = site / "content" / "manifests"
+    repeated = MANIFEST_A.replace("1000000000000000001", "other-id").replace("2000000000000000012", "2000000000000000011")
+    (manifests / "zz-repeated.json").write_text(repeated, encoding="utf-8")
+    (manifests / "zz-copy.json").write_text(MANIFEST_A, encoding="utf-8")
+    for _ in range(2):
+        result = CliRunner().invoke(cli, ["check", "--root", str(site)])
+        assert result.exit_code == 1, result.output
+        codes = sorted(re.findall(r"^content/manifests/([\w-]+)\.json:\d+:\d+: (LP10\d)", result.stdout, re.M))
+        assert codes == [("zz-copy", "LP101"), ("zz-repeated", "LP101"), ("zz-repeated", "LP102")]
 
 
 def test_a_file_written_whole_leaves_neither_half_a_file_nor_its_temporary_one(tmp_path: Path):

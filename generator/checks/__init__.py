@@ -57,7 +57,7 @@ class SiteIndex:
     every story as a StoryBrief, the plain pages, and what the analysis of the whole site found (`repeats`)."""
 
     config: SiteConfig
-    manifests: dict[str, ManifestFile]
+    manifests: dict[str, ManifestFile]  # by id (the first file to give one)
     stories: list[Story] | list[StoryBrief]
     bodies: dict[str, Body] = field(default_factory=dict)
     broken: list[StoryFile] = field(default_factory=list)
@@ -71,6 +71,7 @@ class SiteIndex:
     images: Mapping[str, ImageFile] = field(default_factory=dict)  # content/images/, by src
     unusable: Mapping[str, str] = field(default_factory=dict)      # image files that cannot be used, and why
     derived: dict[tuple[str, str], object] = field(default_factory=dict)  # what several rules derive from one story
+    manifest_files: list[ManifestFile] | None = None  # every manifest file, one repeating an id too (else manifests)
 
     def __post_init__(self) -> None:
         for story in sorted(self.stories, key=lambda s: s.path):
@@ -148,7 +149,8 @@ def _run(current: Rule, site: SiteIndex, pages_only: bool = False) -> Iterator[F
         for story in [*site.stories, *site.broken]:
             yield from current.run(story.path, site.bodies[story.path], site)
     elif current.scope == "manifest":
-        for manifest in site.manifests.values():
+        files = site.manifest_files if site.manifest_files is not None else site.manifests.values()
+        for manifest in files:
             yield from current.run(manifest, site)
     else:
         yield from current.run(site)

@@ -11,10 +11,16 @@ from . import SiteIndex, rule
 
 @rule("LP101", "manifest", "a manifest's id differs from its file name")
 def id_is_name(found: ManifestFile, site: SiteIndex) -> Iterator[Finding]:
-    if not found.plain and found.manifest.id != found.name:
-        yield found.source.finding(("id",), "LP101",
-                                   f"manifest id '{found.manifest.id}' differs from its file name '{found.name}.json': "
-                                   f"expected \"id\": \"{found.name}\", or the file renamed {found.manifest.id}.json")
+    if found.plain or found.manifest.id == found.name:
+        return
+    first = site.manifests.get(found.manifest.id)
+    if first is not None and first.path != found.path:  # citations of this id reach the other file, not this one
+        yield found.source.finding(("id",), "LP101", f"manifest id '{found.manifest.id}' is the id of {first.path} "
+                                   f"already: expected \"id\": \"{found.name}\", an id of its own")
+        return
+    yield found.source.finding(("id",), "LP101",
+                               f"manifest id '{found.manifest.id}' differs from its file name '{found.name}.json': "
+                               f"expected \"id\": \"{found.name}\", or the file renamed {found.manifest.id}.json")
 
 
 @rule("LP102", "manifest", "a manifest lists a claim id twice")

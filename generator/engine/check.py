@@ -46,7 +46,8 @@ class Checked:
 
     config: SiteConfig | None
     report: Report
-    manifests: dict[str, ManifestFile | KnownManifest] = field(default_factory=dict)
+    manifests: dict[str, ManifestFile | KnownManifest] = field(default_factory=dict)  # by id
+    manifest_files: list[ManifestFile | KnownManifest] = field(default_factory=list)  # every one read, by path
     manifest_records: dict[str, ManifestRecord] = field(default_factory=dict)
     records: dict[str, StoryRecord] = field(default_factory=dict)
     stories: list[StoryBrief] = field(default_factory=list)
@@ -95,6 +96,7 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
     checked.scheduled = [record.brief for record in members if record.brief.published > checked.now]
     checked.stories = [record.brief for record in members if scheduled or record.brief.published <= checked.now]
     site = SiteIndex(config, checked.manifests, [record.brief for record in members], pages=checked.pages, root=root,
+                     manifest_files=checked.manifest_files,
                      broken=[StoryFile(r.path, "", 0) for r in checked.records.values() if r.brief is None],
                      config_path=f"content/{CONFIG_NAME}", authors=checked.authors, images=checked.images,
                      unusable=_unusable(checked.image_records),
@@ -156,8 +158,10 @@ def _read_manifests(root: Path, checked: Checked, memo: Memo | None, digests: Ma
     for name in names:
         shown, path = f"content/manifests/{name}", os.path.join(folder, name)
         before = memo.manifests.get(shown) if memo else None
-        if before is not None and before.digest == digests.get(shown) and before.id and not before.findings:
-            checked.manifests.setdefault(before.id, KnownManifest(shown, path, before.id, before.digest))
+        if before is not None and before.digest == digests.get(shown) and before.plain and not before.findings:
+            known = KnownManifest(shown, path, before.id, before.digest)
+            checked.manifests.setdefault(before.id, known)
+            checked.manifest_files.append(known)
             checked.manifest_records[shown] = before
             continue
         try:
@@ -166,9 +170,10 @@ def _read_manifests(root: Path, checked: Checked, memo: Memo | None, digests: Ma
             found, problems = None, [Finding(shown, 1, 1, "LP100", f"cannot read the file: {err.strerror}")]
         findings.extend(problems)
         if found is not None:
-            checked.manifests.setdefault(found.manifest.id, found)
+            checked.manifests.setdefault(found.manifest.id, found)  # (a second file with its id: LP101 says so)
+            checked.manifest_files.append(found)
         checked.manifest_records[shown] = ManifestRecord(found.digest if found else "", found.id if found else None,
-                                                         problems)
+                                                         problems, found is not None and found.plain)
     return findings
 
 

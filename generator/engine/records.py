@@ -14,12 +14,13 @@ from ..content.models import StoryBrief
 
 @dataclass
 class ManifestRecord:
-    """A manifest file as read: its id and what loading it found (a file that found nothing is read again only
-    when a stage needs its claims)."""
+    """A manifest file as read: its id, what loading it found, and whether no manifest rule can fire on it
+    (`plain`: a plain file that found nothing is read again only when a stage needs its claims)."""
 
     digest: str
     id: str | None
     findings: list[Finding]
+    plain: bool = False
 
 
 @dataclass
