@@ -111,10 +111,12 @@ def test_the_nesting_bound_is_never_below_the_real_depth(tree, flow, indent: int
 
 
 @pytest.mark.parametrize("value, why", [
-    ("9" * 5000, "is not a valid int"),
+    ("9" * 5000, "is a number of 5,000 characters (the limit is 64)"),
+    ("0x" + "f" * 4000, "is a number of 4,002 characters"),  # past Python's digit limit only when printed
+    ("1:" * 2500 + "1", "is a number of 5,001 characters"),  # (YAML 1.1's base 60)
     ("2026-13-45", "is not a valid timestamp"),
     ("2026-02-30T10:00:00Z", "is not a valid timestamp"),
-], ids=["int", "month", "day"])
+], ids=["int", "hex", "base-60", "month", "day"])
 def test_a_value_yaml_cannot_make_is_an_lp001_at_its_place(value: str, why: str):
     data, _, findings = parse_yaml(f"title: x\nnewsroom: {value}\n", "x.md", 1)
     assert data is None and len(findings) == 1

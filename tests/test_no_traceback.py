@@ -205,6 +205,15 @@ def test_a_file_under_content_whose_name_is_not_utf8_fails_the_build_with_a_find
     assert "Traceback" not in done.stderr and done.returncode in (0, 1)
 
 
+def test_a_number_past_python_s_digit_limit_in_front_matter_is_an_lp001(site: Path):
+    """YAML reads 0x… as an integer without Python's digit limit, which only printing it would hit."""
+    write_tree(site, {STORY_PATH: STORY.replace("title: ", "title: 0x" + "f" * 4000 + "\n# was: ", 1)})
+    checked = child(site, "check")
+    assert checked.returncode == 1 and "Traceback" not in checked.stderr
+    assert re.search(r":2:8: LP001 front matter is not valid YAML: '0xf+'… is a number of 4,002 characters",
+                     checked.stdout)
+
+
 def test_a_damaged_build_state_entry_is_ignored(site: Path):
     assert child(site, "build", "--no-search").returncode == 0
     state = site / ".ledgerpress-cache/build-state.json"

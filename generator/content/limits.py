@@ -12,6 +12,6 @@ MAX_MANIFEST_BYTES = 1 << 20       # a manifest file
 MAX_CONFIG_BYTES = 256 << 10       # content/site.toml
 MAX_FRONT_MATTER_BYTES = 64 << 10  # the YAML between the two '---' lines
 MAX_NESTING = 64                   # lists and mappings inside one another, in front matter and manifests
-MAX_NUMBER_DIGITS = 64             # an integer in a manifest (none is expected: ids are strings)
+MAX_NUMBER_DIGITS = 64             # an integer in a manifest or front matter (none is expected: ids are strings)
 MAX_CITE_CHARS = 1024             # what a [cites: …] marker may hold: a longer one is not read as a marker
 MAX_INPUT_BYTES = 64 << 20         # any input file the build hashes to see whether it changed (images included)

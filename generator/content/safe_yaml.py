@@ -12,11 +12,12 @@ from typing import Any
 import yaml
 
 from .findings import Finding, Loc, SourceMap
-from .limits import MAX_NESTING
+from .limits import MAX_NESTING, MAX_NUMBER_DIGITS
 
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 _STR, _MAP, _SEQ = "tag:yaml.org,2002:str", "tag:yaml.org,2002:map", "tag:yaml.org,2002:seq"
+_INT = "tag:yaml.org,2002:int"
 _INDENT = re.compile(r"\n +")
 _COMPACT = re.compile(r"(?:[-?:][ \t]+){2,}")  # `- - - x`: block collections nested on one line
 _TWO = re.compile(r"[-?:][ \t]+[-?:][ \t]")  # (a quick search for the first two of those)
@@ -150,6 +151,10 @@ def _built(node: yaml.Node, loader: Any) -> Any:
     if isinstance(node, yaml.ScalarNode):
         if node.tag == _STR:
             return node.value
+        if node.tag == _INT and len(node.value) > MAX_NUMBER_DIGITS:
+            # no field is a long number, and 0x… or 1:2:… pass Python's digit limit until a message prints them
+            raise _Refused(node.start_mark, f"front matter is not valid YAML: {node.value[:20]!r}… is a number of "
+                                            f"{len(node.value):,} characters (the limit is {MAX_NUMBER_DIGITS})")
         try:
             return loader.construct_object(node)
         except (ValueError, OverflowError) as err:  # a 13th month, an integer of 5,000 digits
@@ -159,7 +164,7 @@ def _built(node: yaml.Node, loader: Any) -> Any:
     if isinstance(node, yaml.MappingNode) and node.tag == _MAP:
         mapping = {}
         for key, value in node.value:
-            if not isinstance(key, yaml.ScalarNode) or key.tag not in (_STR, "tag:yaml.org,2002:int"):
+            if not isinstance(key, yaml.ScalarNode) or key.tag not in (_STR, _INT):
                 raise _Unusual
             mapping[_built(key, loader)] = _built(value, loader)
         return mapping
