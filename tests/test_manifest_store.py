@@ -167,8 +167,10 @@ def test_pull_needs_a_store_and_a_site(tmp_path: Path):
     assert outside.returncode == 1 and "no ledgerpress site" in outside.stderr
 
 
-def test_a_token_never_goes_over_plain_http_to_another_machine(tmp_path: Path):
-    store = ManifestsTable(store="http://records.example.org/{id}")
+@pytest.mark.parametrize("url", ["http://records.example.org/{id}", "http://127.attacker.example/{id}",
+                                 "http://127.0.0.1.nip.io/{id}", "http://[::ffff:8.8.8.8]/{id}"])
+def test_a_token_never_goes_over_plain_http_to_another_machine(tmp_path: Path, url: str):
+    store = ManifestsTable(store=url)
     with pytest.raises(StoreError, match="plain http"):
         next(pull(tmp_path, store, ["x"], "token"))
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import re
@@ -143,10 +144,15 @@ def pull(root: Path, store: ManifestsTable, ids: list[str], token: str | None, j
 
 
 def _safe_for_token(url: str) -> bool:
-    """A bearer token goes over https, or plain http to this machine only."""
+    """A bearer token goes over https, or plain http to this machine only (a loopback address, or localhost:
+    127.example.org is somebody else's)."""
     parts = urlsplit(url)
-    return parts.scheme == "https" or (parts.hostname or "") in ("localhost", "::1") or (
-        parts.hostname or "").startswith("127.")
+    if parts.scheme == "https" or parts.hostname == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(parts.hostname or "").is_loopback
+    except ValueError:
+        return False
 
 
 def _pull_one(session, root: Path, store: ManifestsTable, manifest_id: str, token: bool, judge: Judge) -> Pulled:
