@@ -116,14 +116,27 @@ def raw_html(text: str, line_offset: int = 0) -> list[tuple[str, int, int]]:
     lines = text.split("\n")
     found = []
     for token in _WITH_HTML.parse(text, {}):
-        row = token.map[0] if token.map else 0
+        start, end = token.map if token.map else (0, len(lines))
         pieces = [token.content] if token.type == "html_block" else [
             child.content for child in token.children or [] if child.type == "html_inline"]
+        row, col = start, 0  # each piece is looked for after the one before it: the same tag twice is two places
         for piece in pieces:
             first = piece.strip().split("\n")[0]
-            where = next(((r, lines[r].find(first)) for r in range(row, len(lines)) if first in lines[r]), (row, 0))
-            found.append((first, line_offset + where[0] + 1, where[1] + 1))
+            where = _after(lines, first, row, col, end)
+            if where is not None:
+                row, col = where[0], where[1] + len(first)
+            line, column = where or (start, 0)
+            found.append((first, line_offset + line + 1, column + 1))
     return found
+
+
+def _after(lines: list[str], text: str, row: int, col: int, end: int) -> tuple[int, int] | None:
+    """The first (row, column) of `text` at or after (row, col), before row `end`."""
+    for r in range(row, min(end, len(lines))):
+        at = lines[r].find(text, col if r == row else 0)
+        if at >= 0:
+            return r, at
+    return None
 
 
 @rule("LP061", "text", "raw HTML in a body: not rendered in the HTML variant, and live in the Markdown variant")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from generator.checks.links import refused_links
+from generator.checks.links import raw_html, refused_links
 from generator.engine.check import check_site
 from tests.conftest import STORY, STORY_PATH, base_files, write_tree
 
@@ -46,3 +46,12 @@ def test_pages_are_checked_too(tmp_path: Path):
     assert [str(f) for f in found if f.code == "LP060"] == [
         "content/pages/about.md:5:10: LP060 link to 'javascript:x' is not rendered: expected http, https, mailto, "
         "or a relative link, e.g. [the minutes](https://council.example.org/minutes)"]
+
+
+def test_each_piece_of_raw_html_is_found_at_its_own_place_after_the_one_before():
+    """The same tag on two lines of one paragraph is two places (LP061 reports one finding a line), and a
+    paragraph of thousands of tags is read once, not once for every tag."""
+    text = "A <b>bold</b> start\nand <b>again</b> here [cites: a]\n"
+    assert raw_html(text, 10) == [("<b>", 11, 3), ("</b>", 11, 10), ("<b>", 12, 5), ("</b>", 12, 13)]
+    many = "Start\n" + "\n".join(f"word <x{n}> more" for n in range(3000)) + " [cites: a]\n"
+    assert [line for _, line, _ in raw_html(many)] == list(range(2, 3002))
