@@ -234,6 +234,14 @@ def test_a_linked_stories_folder_outside_content_is_not_read(site: Path, tmp_pat
     assert [(f.path, f.code) for f in content.findings] == [("content/stories", "LP001")]
 
 
+def test_a_site_toml_linked_outside_content_is_not_read(site: Path, tmp_path: Path):
+    outside = tmp_path / "outside.toml"
+    (site / "content/site.toml").rename(outside)
+    _link(site, "content/site.toml", str(outside))
+    code, output, _ = check(site)
+    assert code == 1 and "content/site.toml:1:1: LP001 is a symbolic link to a place outside content/" in output
+
+
 def test_file_names_that_are_not_utf8_or_hold_control_characters_are_findings(site: Path):
     (site / "content/pages" / os.fsdecode(b"caf\xe9.md")).write_text("---\ntitle: x\n---\nhi\n")
     (site / "content/pages/two\nlines.md").write_text("---\ntitle: x\n---\nhi\n")
@@ -247,7 +255,7 @@ def test_file_names_that_are_not_utf8_or_hold_control_characters_are_findings(si
 
 @pytest.mark.parametrize("make, why", [
     (lambda path: path.mkdir(), "is not a regular file (a folder)"),
-    (lambda path: os.symlink("/dev/zero", path), "is not a regular file (a character device)"),
+    (lambda path: os.symlink("/dev/zero", path), "is a symbolic link to a place outside content/"),
     (lambda path: path.write_text("title = 'x'\n" + "#" * (256 << 10)), "more than the limit of 262,144"),
     (lambda path: path.write_text("a = " + "[" * 5000 + "]" * 5000), "nested too deep"),
     (lambda path: path.write_text("a = " + "9" * 5000), "Exceeds the limit"),

@@ -5,6 +5,7 @@ nothing downstream has to trust it."""
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 import tomllib
 import zoneinfo
@@ -24,7 +25,7 @@ from pydantic import (
 from .findings import Finding
 from .limits import MAX_CONFIG_BYTES
 from .slugs import SLUG_PATTERN
-from .source import read_bounded
+from .source import read_bounded, refused_symlink
 
 CONFIG_NAME = "site.toml"
 
@@ -195,6 +196,10 @@ def load_config(path: Path, base_url: str | None = None, shown: str | None = Non
     shown = shown or str(path)
     if not path.exists() and not path.is_symlink():
         return None, [Finding(shown, 1, 1, "LP002", "site.toml is missing")]
+    if path.is_symlink():  # as every file of content/: a link leading out of it is not followed
+        why = refused_symlink(os.path.realpath(path), os.path.realpath(path.parent))
+        if why:
+            return None, [Finding(shown, 1, 1, "LP001", why)]
     data, refused = read_bounded(path, shown, MAX_CONFIG_BYTES)
     if data is None:
         return None, refused
