@@ -36,7 +36,7 @@ class Store(ThreadingHTTPServer):
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), Answer)
-        self.answers: dict[str, list[tuple[int, bytes, float]]] = {}
+        self.answers: dict[str, list[tuple[int, bytes, float, float]]] = {}  # status, body, delay, between bytes
         self.seen: list[tuple[str, str | None, float]] = []  # path, Authorization header, when
         self.token: str | None = None
 
@@ -44,8 +44,9 @@ class Store(ThreadingHTTPServer):
     def url(self) -> str:
         return f"http://127.0.0.1:{self.server_address[1]}/manifests/{{id}}"
 
-    def give(self, manifest_id: str, *answers: tuple[int, bytes] | tuple[int, bytes, float]) -> None:
-        self.answers[f"/manifests/{manifest_id}"] = [(*a, 0.0)[:3] for a in answers]
+    def give(self, manifest_id: str, *answers: tuple) -> None:
+        """Answers as (status, body[, seconds before the headers[, seconds between the body's bytes]])."""
+        self.answers[f"/manifests/{manifest_id}"] = [(*a, 0.0, 0.0)[:4] for a in answers]
 
 
 class Answer(BaseHTTPRequestHandler):
@@ -53,16 +54,25 @@ class Answer(BaseHTTPRequestHandler):
         store: Store = self.server  # type: ignore[assignment]
         auth = self.headers.get("Authorization")
         store.seen.append((self.path, auth, time.monotonic()))
-        queue = store.answers.get(self.path, [(404, b'{"error": "not found"}', 0.0)])
-        status, body, delay = queue.pop(0) if len(queue) > 1 else queue[0]
+        queue = store.answers.get(self.path, [(404, b'{"error": "not found"}', 0.0, 0.0)])
+        status, body, delay, drip = queue.pop(0) if len(queue) > 1 else queue[0]
         if store.token is not None and auth != f"Bearer {store.token}":
-            status, body, delay = 401, b'{"error": "unauthorized"}', 0.0
+            status, body, delay, drip = 401, b'{"error": "unauthorized"}', 0.0, 0.0
         time.sleep(delay)
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        if not drip:
+            self.wfile.write(body)
+            return
+        try:
+            for byte in body:
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+                time.sleep(drip)
+        except OSError:  # the client gave up
+            pass
 
     def log_message(self, format: str, *args) -> None:  # noqa: A002 - the stdlib's name
         pass
@@ -152,11 +162,13 @@ def test_slow_and_huge_answers_are_refused(tmp_path: Path, store: Store):
     site = _site(tmp_path, store, "retries = 0\ntimeout = 0.5\nmax_bytes = 1000\n")
     store.give("slow", (200, MANIFEST_A.encode(), 2.0))
     store.give("huge", (200, b" " * 5000 + MANIFEST_A.encode()))
+    store.give("drip", (200, MANIFEST_A.encode(), 0.0, 0.05))  # each byte well within the timeout, 30 s in all
     started = time.monotonic()
-    pulled = ledgerpress("manifests", "pull", "slow", "huge", cwd=site)
-    assert pulled.returncode == 1 and time.monotonic() - started < 30
+    pulled = ledgerpress("manifests", "pull", "slow", "huge", "drip", cwd=site)
+    assert pulled.returncode == 1 and time.monotonic() - started < 20
     assert "/manifests/slow: no answer after 0 retries (" in pulled.stderr
     assert "more than max_bytes (1,000)" in pulled.stderr
+    assert "/manifests/drip: the answer took longer than timeout (0.5 s) to arrive" in pulled.stderr
 
 
 def test_pull_needs_a_store_and_a_site(tmp_path: Path):

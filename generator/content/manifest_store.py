@@ -157,6 +157,7 @@ def _safe_for_token(url: str) -> bool:
 
 def _pull_one(session, root: Path, store: ManifestsTable, manifest_id: str, token: bool, judge: Judge) -> Pulled:
     import requests
+    import urllib3
 
     url = store.store.replace("{id}", quote(manifest_id, safe=""))
     pulled = Pulled(manifest_id, url)
@@ -181,7 +182,7 @@ def _pull_one(session, root: Path, store: ManifestsTable, manifest_id: str, toke
         except _TooLong as err:
             pulled.error = f"{url}: {err}"
             return pulled
-        except requests.exceptions.RequestException as err:
+        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError) as err:
             pulled.error = f"{url}: the answer broke off ({_reason(err)})"
             return pulled
     return _save(root, pulled, body, judge)
@@ -217,7 +218,7 @@ def _read_bounded(answer, store: ManifestsTable) -> bytes:
     if declared.isdigit() and int(declared) > store.max_bytes:
         raise _TooLong(f"the answer is {int(declared):,} bytes, more than max_bytes ({store.max_bytes:,})")
     chunks, size = [], 0
-    for chunk in answer.iter_content(chunk_size=65536):
+    while chunk := answer.raw.read1(65536, decode_content=True):  # what one receive brings, then the clock
         size += len(chunk)
         if size > store.max_bytes:
             raise _TooLong(f"the answer is longer than max_bytes ({store.max_bytes:,})")
