@@ -13,7 +13,7 @@ from ..content.findings import Finding, did_you_mean
 from . import SiteIndex
 from .resolve import nearest
 
-_UNREADABLE = ("LP001", "LP100")
+_UNREADABLE = ("LP001", "LP004", "LP100")  # on a manifest file: it is left out
 _GUESS = re.compile(r" \(did you mean '[^']*'\?\)")
 
 

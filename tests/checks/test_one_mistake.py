@@ -38,6 +38,12 @@ def test_a_broken_manifest_file_is_reported_on_that_file_only(tmp_path: Path):
     assert len(found) == 1 and found[0].startswith(f"content/manifests/{A}.json:") and " LP100 " in found[0]
 
 
+def test_a_manifest_id_written_as_a_number_is_reported_on_that_file_only(tmp_path: Path):
+    files = {**base_files(), f"content/manifests/{A}.json": MANIFEST_A.replace(f'"id": "{A}"', f'"id": {A}')}
+    found = _lines(write_tree(tmp_path, files))
+    assert len(found) == 1 and found[0].startswith(f"content/manifests/{A}.json:2:3: LP004 ")
+
+
 def test_a_misnamed_manifest_file_is_reported_on_that_file_only(tmp_path: Path):
     files = {**base_files(), f"content/manifests/{A}.json": MANIFEST_A.replace(f'"id": "{A}"', '"id": "1000000000000000009"')}
     found = _lines(write_tree(tmp_path, files))
