@@ -78,3 +78,11 @@ def test_a_bad_whole_table_is_found_at_its_header_a_top_level_key_before_any_tab
     toml = SITE_TOML.replace("page_size = 2", "page_size = 0")
     [found] = _findings(site, toml)
     assert found.startswith(f"content/site.toml:{toml.splitlines().index('page_size = 0') + 1}:1: LP002"), found
+
+
+def test_a_key_of_a_table_is_reported_at_its_line_as_a_key(site: Path):
+    toml = SITE_TOML.replace("[newsrooms]\n", "[newsrooms]\nCity_Desk = \"City\"\n", 1)
+    line = toml.split("\n").index('City_Desk = "City"') + 1
+    assert _findings(site, toml) == [
+        f"content/site.toml:{line}:1: LP002 newsrooms.City_Desk: the key 'City_Desk' is not a slug: expected "
+        "lowercase letters, digits and single hyphens, e.g. city-desk"]

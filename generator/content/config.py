@@ -24,8 +24,9 @@ from pydantic import (
 
 from .findings import Finding
 from .limits import MAX_CONFIG_BYTES
-from .slugs import SLUG_PATTERN
+from .slugs import SLUG_PATTERN, slugify
 from .source import read_bounded, refused_symlink
+from .validate import field_loc
 
 CONFIG_NAME = "site.toml"
 
@@ -229,10 +230,17 @@ def _toml_position(message: str) -> tuple[int, int]:
 
 
 def _config_finding(path: Path, shown: str, error: dict) -> Finding:
-    loc = ".".join(str(part) for part in error["loc"])
+    loc = field_loc(tuple(error["loc"]))
+    name = ".".join(str(part) for part in loc)
     code = "LP003" if error["type"] == "extra_forbidden" else "LP002"
-    line = toml_line(path, error["loc"])
-    return Finding(shown, line, 1, code, f"{loc}: {error['msg']}")
+    line = toml_line(path, loc)
+    if error["loc"][-1:] == ("[key]",):  # a key of a table of the user's ([newsrooms], [beats], [checks], …)
+        key = str(loc[-1])
+        if (error.get("ctx") or {}).get("pattern") == SLUG_PATTERN:
+            return Finding(shown, line, 1, code, f"{name}: the key '{key}' is not a slug: expected lowercase "
+                                                 f"letters, digits and single hyphens, e.g. {slugify(key) or 'news'}")
+        return Finding(shown, line, 1, code, f"{name}: the key '{key}': {error['msg']}")
+    return Finding(shown, line, 1, code, f"{name}: {error['msg']}")
 
 
 def toml_line(path: Path, loc: tuple) -> int:

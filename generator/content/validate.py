@@ -95,7 +95,7 @@ def _value_at(data: Any, loc: Loc) -> Any:
 
 def _error_finding(model: type[BaseModel], error: dict, source: SourceMap, id_locs: tuple,
                    examples: dict[str, str]) -> Finding:
-    loc = _field_loc(tuple(error["loc"])) + tuple((error.get("ctx") or {}).get("at", ()))
+    loc = field_loc(tuple(error["loc"])) + tuple((error.get("ctx") or {}).get("at", ()))
     kind = error["type"]
     if kind == "extra_forbidden" and error["loc"] and loc[-1:] != tuple(error["loc"][-1:]):
         loc = (*loc, error["loc"][-1])  # the unknown key as written, whatever it holds ('[' looks like a tag)
@@ -114,7 +114,7 @@ def _error_finding(model: type[BaseModel], error: dict, source: SourceMap, id_lo
     return source.finding(loc, "LP002", _problem(name, kind, error, _example(loc, examples)))
 
 
-def _field_loc(loc: Loc) -> Loc:
+def field_loc(loc: Loc) -> Loc:
     """The field's own path, without pydantic's tags: union members ('datetime', 'DecisionCard'), '[key]'."""
     kept: list[str | int] = []
     for at, part in enumerate(loc):
