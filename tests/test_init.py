@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import re
+import stat
 from pathlib import Path
 
 from tests.commands import ledgerpress
@@ -37,6 +39,18 @@ def test_init_makes_a_site_that_checks_clean_and_builds(tmp_path: Path):
     page = (site / "public" / story.removeprefix("content/").removesuffix(".md") / "index.html").read_text()
     assert "Quay Street &#34;News&#34;" in page
     assert (site / "public/about/index.html").is_file() and (site / "public/terms/reuse/index.html").is_file()
+
+
+def test_the_files_init_writes_are_readable_as_any_file_the_user_makes(tmp_path: Path):
+    """Their mode is what the umask gives (a web server or a teammate reads site.toml), not a temporary file's."""
+    mask = os.umask(0o022)
+    try:
+        assert ledgerpress("init", "site", cwd=tmp_path).returncode == 0
+    finally:
+        os.umask(mask)
+    site = tmp_path / "site"
+    assert {name: oct(stat.S_IMODE((site / name).stat().st_mode)) for name in _files(site)} == {
+        name: oct(0o644) for name in _files(site)}
 
 
 def test_init_refuses_a_folder_with_files_unless_forced_and_never_replaces_one(tmp_path: Path):

@@ -7,7 +7,6 @@ import json
 import os
 import re
 import secrets
-import tempfile
 import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
@@ -71,7 +70,9 @@ def write_replacing(path: Path, text: str) -> None:
 def _temp_beside(path: Path, text: str) -> str:
     """A hidden temporary file in the target's folder (so a rename is atomic; `check` skips hidden files)."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    temp = str(path.parent / f".{path.name}.{secrets.token_hex(6)}.tmp")
+    # (not mkstemp, whose files are the user's alone: the umask decides, as for any file the user makes)
+    handle = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_CLOEXEC, 0o666)
     try:
         with os.fdopen(handle, "w", encoding="utf-8", newline="\n") as out:
             out.write(text)
