@@ -78,6 +78,20 @@ def test_init_checks_its_options(tmp_path: Path):
     assert "is a file" in ledgerpress("init", "file", cwd=tmp_path).stderr
 
 
+def test_init_refuses_what_check_would_refuse_and_a_place_it_cannot_write_in_one_line(tmp_path: Path):
+    """The site it starts checks clean: a title or base URL that site.toml may not hold stops it first."""
+    for option, value, why in [("--base-url", 'https://ex"ample.org', "not an absolute http or https URL"),
+                               ("--title", "x" * 500, "longer than 200 characters"),
+                               ("--title", "A\x7fB", "control character")]:
+        refused = ledgerpress("init", "site", option, value, cwd=tmp_path)
+        assert refused.returncode == 2 and why in refused.stderr, refused.stderr
+    assert not (tmp_path / "site").exists()
+    (tmp_path / "file").write_text("")
+    inside = ledgerpress("init", "file/site", cwd=tmp_path)
+    assert inside.returncode == 1 and "Traceback" not in inside.stderr
+    assert "cannot write file/site/content: Not a directory" in inside.stderr
+
+
 def test_quiet_and_verbose(tmp_path: Path):
     quiet = ledgerpress("init", "a", "-q", cwd=tmp_path)
     assert quiet.returncode == 0 and quiet.stdout == quiet.stderr == ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import shutil
 import threading
 import time
 from collections.abc import Iterator
@@ -227,12 +228,28 @@ def test_manifest_new_without_claims_leaves_one_to_fill_in(tmp_path: Path):
     (("--title", " ", "--source-url", "https://x.org/a"), "the title is empty"),
     (("--title", "T", "--source-url", "https://x.org/a", "--published", "last week"), "not an ISO 8601"),
     (("--source-url", "https://x.org/a"), "Missing option '--title'"),
+    (("--title", "T", "--source-url", "https://[::1/c"), "is not an http or https URL"),
+    (("--title", "T", "--source-url", "https://x.org/a", "--published", "0001-01-01T00:00:00+05:00"),
+     "must fall between the years 1000 and 9999"),
 ])
 def test_manifest_new_refuses_bad_options(tmp_path: Path, args: tuple[str, ...], message: str):
     site = write_tree(tmp_path / "site", base_files())
     refused = ledgerpress("manifest", "new", *args, cwd=site)
     assert refused.returncode == 2 and message in refused.stderr
     assert sorted(p.name for p in (site / "content/manifests").iterdir()) == [f"{A}.json", f"{B}.json"]
+
+
+def test_new_and_manifest_new_say_in_one_line_where_they_cannot_write(tmp_path: Path):
+    site = write_tree(tmp_path / "site", base_files())
+    shutil.rmtree(site / "content/manifests")
+    (site / "content/manifests").write_text("")
+    manifest = ledgerpress("manifest", "new", "--title", "T", "--source-url", "https://x.org/a", cwd=site)
+    assert manifest.returncode == 1 and "Error: cannot write content/manifests: File exists" in manifest.stderr
+    shutil.rmtree(site / "content/stories")
+    (site / "content/stories").write_text("")
+    story = ledgerpress("new", "Title", "--newsroom", "city", "--beat", "policy", cwd=site)
+    assert story.returncode == 1 and "Traceback" not in story.stderr
+    assert re.search(r"Error: cannot write content/stories/\d{4}-\d\d-\d\d: Not a directory", story.stderr)
 
 
 def test_minted_ids_sort_by_time_and_skip_taken_ones(monkeypatch):

@@ -38,6 +38,12 @@ def test_serve_outside_a_site_says_so_and_exits(tmp_path: Path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # no cache, nothing watched
 
 
+def test_serve_with_a_source_date_epoch_it_cannot_read_says_so_and_exits(site: Path):
+    served = ledgerpress("serve", "--port", "0", cwd=site, env={"SOURCE_DATE_EPOCH": "abc"})
+    assert served.returncode == 2 and "Traceback" not in served.stderr
+    assert "Invalid value for SOURCE_DATE_EPOCH: SOURCE_DATE_EPOCH 'abc' is not a whole number" in served.stderr
+
+
 def test_serve_open_opens_the_preview_in_the_browser(tmp_path: Path):
     site = write_tree(tmp_path / "site", base_files())
     opened = tmp_path / "opened.txt"

@@ -40,7 +40,8 @@ class Commands(click.Group):
         try:
             return super().invoke(ctx)
         except KeyboardInterrupt:
-            click.echo("\ninterrupted: the output folder holds the last completed build", err=True)
+            kept = ": the output folder holds the last completed build" if ctx.invoked_subcommand == "build" else ""
+            click.echo(f"\ninterrupted{kept}", err=True)
             sys.exit(130)
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import re
+import tomllib
+import unicodedata
 from importlib import resources
 from pathlib import Path
 from string import Template
@@ -12,9 +13,7 @@ from string import Template
 import click
 
 from ..render.dates import iso_z
-from .options import detail, say, verbosity
-
-_BASE_URL = re.compile(r"^https?://[^\s/]+(/\S*)?$")
+from .options import detail, say, verbosity, writing_files
 
 
 @click.command(name="init")
@@ -31,22 +30,43 @@ def init(directory: Path, title: str | None, base_url: str, force: bool) -> None
     title = " ".join((title if title is not None else _folder_title(directory)).split())
     if not title:
         raise click.BadParameter("the title is empty", param_hint="--title")
-    if not _BASE_URL.match(base_url):
-        raise click.BadParameter(f"'{base_url}' is not an absolute http or https URL", param_hint="--base-url")
+    if any(unicodedata.category(char) == "Cc" for char in title):
+        raise click.BadParameter("the title has a control character", param_hint="--title")
     _refuse_unless_empty(directory, force)
     files = starter_files(title, base_url.rstrip("/"), dt.datetime.now(dt.timezone.utc), mint_id)
+    _refuse_what_check_would(files["content/site.toml"])
     ignore = files.pop(".gitignore")
     existing = sorted(str(directory / name) for name in files if (directory / name).exists())
     if existing:
         raise click.ClickException(f"init never replaces a file, and these exist: {', '.join(existing)}")
-    for name, text in files.items():
-        write_new(directory / name, text)
-        detail(f"wrote {directory / name}")
-    _ignore(directory / ".gitignore", ignore)
+    with writing_files():
+        for name, text in files.items():
+            write_new(directory / name, text)
+            detail(f"wrote {directory / name}")
+        _ignore(directory / ".gitignore", ignore)
     where = "" if directory == Path(".") else f"cd {directory} && "
     say(f"Started '{title}' in {directory.resolve()}.\n"
         f"next: {where}ledgerpress serve --open   (a preview that rebuilds on every save)\n"
         f"      {where}ledgerpress new \"Your first headline\" --newsroom news --beat general")
+
+
+def _refuse_what_check_would(site_toml: str) -> None:
+    """The site.toml init would write, read as `check` reads it: a title or base URL it would refuse stops init
+    before anything is written, so that the site it starts checks clean."""
+    from pydantic import ValidationError
+
+    from ..content.config import SiteConfig
+
+    try:
+        SiteConfig.model_validate(tomllib.loads(site_toml))
+    except ValidationError as err:
+        error = err.errors()[0]
+        field = str(error["loc"][0])
+        if field == "base_url":
+            raise click.BadParameter(f"'{error['input']}' is not an absolute http or https URL (a host name, then "
+                                     "an optional path)", param_hint="--base-url") from None
+        why = "it is longer than 200 characters" if error["type"] == "too_long" else error["msg"]
+        raise click.BadParameter(f"the title cannot be a site's title: {why}", param_hint="--title") from None
 
 
 def _ignore(path: Path, wanted: str) -> None:

@@ -13,7 +13,8 @@ from urllib.parse import urlsplit
 import click
 
 from ..content.findings import counted
-from .options import ROOT, detail, print_findings, require_site, say, verbosity
+from ..content.layout import utc_date
+from .options import ROOT, detail, print_findings, require_site, say, verbosity, writing_files
 
 _URL = re.compile(r"^https?://\S+$")
 
@@ -49,7 +50,8 @@ def new_manifest(title: str, source_url: str, source_name: str | None, published
         data["claims"].append({"id": mint_id({manifest_id, *(c["id"] for c in data["claims"])}), "text": text.strip()})
     path = folder / f"{manifest_id}.json"
     text = manifest_text(data)
-    write_new(path, text)
+    with writing_files():
+        write_new(path, text)
     click.echo(str(path))
     detail(f"claim ids: {', '.join(claim['id'] for claim in data['claims'])}")
     print_findings(checked_text(manifest_id, text, f"content/manifests/{manifest_id}.json"), err=True)
@@ -64,7 +66,11 @@ def _record(title: str, url: str, name: str | None, published: dt.datetime, brie
         raise click.BadParameter("the title is empty", param_hint="--title")
     if not _URL.match(url):
         raise click.BadParameter(f"'{url}' is not an http or https URL", param_hint="--source-url")
-    name = (name if name is not None else urlsplit(url).hostname or "").strip()
+    try:
+        host = urlsplit(url).hostname or ""
+    except ValueError:  # https://[::1/ : a bracket left open
+        raise click.BadParameter(f"'{url}' is not an http or https URL", param_hint="--source-url") from None
+    name = (name if name is not None else host).strip()
     if not name:
         raise click.BadParameter("the source name is empty", param_hint="--source-name")
     data = {"title": title.strip(), "source": {"name": name, "url": url},
@@ -82,7 +88,12 @@ def _moment(value: str | None) -> dt.datetime:
     except ValueError:
         raise click.BadParameter(f"'{value}' is not an ISO 8601 date and time (2026-11-20T09:00:00Z)",
                                  param_hint="--published") from None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.timezone.utc)
+    moment = moment if moment.tzinfo is not None else moment.replace(tzinfo=dt.timezone.utc)
+    try:
+        utc_date(moment)  # as the manifest schema checks it
+    except ValueError as err:
+        raise click.BadParameter(f"'{value}' {err}", param_hint="--published") from None
+    return moment
 
 
 @click.group(name="manifests")

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..content.new_story import StoryRefused, plan_story, write_story
-from .options import ROOT, detail, print_findings, require_site, say, verbosity
+from .options import ROOT, detail, print_findings, require_site, say, verbosity, writing_files
 
 
 @click.command()
@@ -41,10 +41,13 @@ def new(title: str, newsroom: str, beat: str, trust: str | None, draft: bool, da
         hint = "TITLE" if err.given == "title" else f"--{err.given}"
         raise click.BadParameter(err.message + (f": give --{err.instead}" if err.instead else ""),
                                  param_hint=hint) from None
-    try:
-        write_story(story)
-    except FileExistsError:
-        raise click.ClickException(f"{story.path} already exists: choose another --slug") from None
+    with writing_files():
+        try:
+            write_story(story)
+        except FileExistsError as err:
+            if Path(err.filename or "") != story.path:  # (a file where its folder goes)
+                raise
+            raise click.ClickException(f"{story.path} already exists: choose another --slug") from None
     click.echo(str(story.path))
     detail(f"slug {story.slug}, published {story.published.isoformat()}, "
            f"{'a draft' if story.draft else 'not a draft'}")

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -73,6 +74,15 @@ def build_now(given: str | None = None) -> dt.datetime:
         return build_time(given)
     except BadTime as err:
         raise click.BadParameter(str(err), param_hint="--now" if given is not None else "SOURCE_DATE_EPOCH") from None
+
+
+@contextlib.contextmanager
+def writing_files() -> Iterator[None]:
+    """A file a command cannot write (a folder that is a file, a read-only disk) stops it with one line."""
+    try:
+        yield
+    except OSError as err:
+        raise click.ClickException(f"cannot write {err.filename or 'a file'}: {err.strerror or err}") from None
 
 
 def print_findings(findings: list[Finding], err: bool = False) -> None:

@@ -14,6 +14,7 @@ if TYPE_CHECKING:
 
 from .options import (
     ROOT,
+    build_now,
     detail,
     findings_summary,
     level,
@@ -36,6 +37,7 @@ from .options import (
 def serve_command(root: Path, host: str, port: int, drafts: bool, open_browser: bool) -> None:
     """Preview the site: built in memory, rebuilt on every save, open pages reload; public/ is not touched."""
     require_site(root)  # never watch a folder that is not a site (the build's own scratch files would trigger it)
+    build_now()  # a SOURCE_DATE_EPOCH that cannot be read stops the preview here, not every rebuild
     from ..serve import Preview
 
     try:
