@@ -234,6 +234,14 @@ def test_a_linked_stories_folder_outside_content_is_not_read(site: Path, tmp_pat
     assert [(f.path, f.code) for f in content.findings] == [("content/stories", "LP001")]
 
 
+def test_a_page_whose_name_cannot_be_its_address_is_an_lp001(site: Path):
+    (site / "content/pages/a b?c#d.md").write_text("---\ntitle: x\n---\nhi\n")
+    (site / "content/pages/café.md").write_text("---\ntitle: Café\n---\nhi\n")
+    code, output, _ = check(site)
+    assert code == 1 and "content/pages/a b?c#d.md:1:1: LP001 the file's path is the page's address" in output
+    assert "café" not in output
+
+
 def test_a_site_toml_linked_outside_content_is_not_read(site: Path, tmp_path: Path):
     outside = tmp_path / "outside.toml"
     (site / "content/site.toml").rename(outside)

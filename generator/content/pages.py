@@ -39,7 +39,14 @@ def page_files(root: Path, refused: list[Finding] | None = None) -> list[tuple[P
     return sorted(found, key=lambda page: page[1])
 
 
+_ADDRESS_PART = re.compile(r"[\w.~-]+")  # what a URL path holds as written: no space, '?', '#', '%', '<', quote
+
+
 def load_page(path: Path, shown: str, pages_dir: Path) -> tuple[Page | None, list[Finding]]:
+    relative = path.relative_to(pages_dir).with_suffix("").as_posix()
+    if not all(_ADDRESS_PART.fullmatch(part) for part in relative.split("/")):
+        return None, [Finding(shown, 1, 1, "LP001", f"the file's path is the page's address (/{relative}/), which it "
+                              "cannot be as written: expected letters, digits, '-', '_', '.' or '~' in each name")]
     parsed, findings = front_matter(path, shown, limit=MAX_PAGE_BYTES)
     if parsed is None or parsed[0] is None or findings:
         return None, findings
@@ -47,6 +54,5 @@ def load_page(path: Path, shown: str, pages_dir: Path) -> tuple[Page | None, lis
     meta, problems = validate(PageMatter, data, source, ())
     if meta is None:
         return None, problems
-    relative = path.relative_to(pages_dir).with_suffix("").as_posix()
     url_path = "/" + re.sub(r"(^|/)index$", "", relative).strip("/") + "/"
     return Page(shown, url_path.replace("//", "/"), meta, body, body_line), problems
