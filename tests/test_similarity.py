@@ -263,3 +263,14 @@ def test_the_minhash_multipliers_are_the_numbers_drawn_for_them_and_no_random_st
                                "s.features('a few words to sketch'); print('numpy.random' in sys.modules)"],
                               capture_output=True, text=True, check=True, cwd=Path(__file__).parent.parent)
     assert imported.stdout.strip() == "False"
+
+
+def test_the_words_remembered_between_stories_are_bounded(monkeypatch):
+    """A preview or a desk runs for days: the memo of which words may be distinctive stops growing."""
+    from generator.analysis import similarity
+
+    monkeypatch.setattr(similarity, "MAX_REMEMBERED", 1000)
+    monkeypatch.setattr(similarity, "_CANDIDATE", similarity._Candidates())
+    for text in range(3):
+        similarity.features(" ".join(f"word{text}x{n}" for n in range(5000)))
+    assert len(similarity._CANDIDATE) == 1000

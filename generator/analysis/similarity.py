@@ -142,11 +142,17 @@ def _shingles(codes: np.ndarray) -> np.ndarray:
 
 
 class _Candidates(dict):
-    """word -> whether it may be a distinctive word: four letters or more, all letters, not a stop word."""
+    """word -> whether it may be a distinctive word: four letters or more, all letters, not a stop word.
+    Remembers at most MAX_REMEMBERED words: a preview or a desk running for days meets new ones without end."""
 
     def __missing__(self, word: str) -> bool:
-        self[word] = found = len(word) >= 4 and word.isalpha() and word not in _STOP
+        found = len(word) >= 4 and word.isalpha() and word not in _STOP
+        if len(self) < MAX_REMEMBERED:
+            self[word] = found
         return found
+
+
+MAX_REMEMBERED = 1 << 20
 
 
 _CANDIDATE = _Candidates()
