@@ -167,6 +167,15 @@ def test_refuses_a_destination_inside_public_or_holding_nothing_of_the_site(site
     assert tree(home) == {"notes.txt": b"mine", "photos/cat.jpg": b"meow"}
 
 
+@pytest.mark.parametrize("inside", ["content", "templates", ".ledgerpress-cache"])
+def test_refuses_a_destination_inside_the_site_s_inputs_as_a_build_would(site: Path, inside: str):
+    build(site)
+    before = tree(site / "content")
+    result = run("publish", site / inside / "mirror", "--root", site)
+    assert result.exit_code == 1 and f"it is inside {inside}/" in result.output, result.output
+    assert not (site / inside / "mirror").exists() and tree(site / "content") == before
+
+
 @pytest.mark.parametrize("shape", ["a file in place of a folder", "a folder in place of a file"])
 def test_a_file_or_folder_of_someone_else_where_the_site_needs_the_other_is_refused(site: Path, tmp_path: Path,
                                                                                       shape: str):

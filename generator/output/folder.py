@@ -43,18 +43,29 @@ class OutputRefused(Exception):
     """Why the build will not write this output folder: printed as is."""
 
 
+def never_written(folder: Path, root: Path) -> str | None:
+    """Why a build or a publish must never write into this folder (resolved), of the site at `root` (resolved):
+    it is the whole disk, a home folder, the site or a folder holding it, or inside the site's inputs."""
+    try:
+        home = Path.home().resolve()
+    except RuntimeError:  # no HOME and no entry in the password database: no home folder to spare
+        home = None
+    if folder == Path(folder.anchor) or folder == home or folder in root.parents or folder == root:
+        return "it holds the site itself, a home folder or the whole disk; choose an empty folder, e.g. --out public"
+    for inputs in (root / "content", root / "templates", root / CACHE_DIR):
+        if folder == inputs or inputs in folder.parents:
+            return f"it is inside {inputs.name}/"
+    return None
+
+
 def check_target(out: Path, root: Path) -> None:
     """Refuse an output folder a build must never own (the filesystem root, a home folder, the site itself, a
     folder holding it, or a folder inside its content/ or templates/) or cannot (a file, a mount point, or one
     whose folder for the record and the second tree is taken by a file or a link)."""
     out, root = out.resolve(), root.resolve()
-    home = Path.home().resolve()
-    if out == Path(out.anchor) or out == home or out in root.parents or out == root:
-        raise OutputRefused(f"refusing to write the site into {out}: it holds the site itself, a home folder or "
-                            "the whole disk; choose an empty folder, e.g. --out public")
-    for inputs in (root / "content", root / "templates", root / CACHE_DIR):
-        if out == inputs or inputs in out.parents:
-            raise OutputRefused(f"refusing to write the site into {out}: it is inside {inputs.name}/")
+    why = never_written(out, root)
+    if why:
+        raise OutputRefused(f"refusing to write the site into {out}: {why}")
     if out.exists() and not out.is_dir():
         raise OutputRefused(f"{out} is a file, not a folder: move it, or choose another folder with --out")
     if os.path.ismount(out):  # it could be neither exchanged with the tree beside it nor hard-linked into it

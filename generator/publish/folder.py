@@ -10,19 +10,18 @@ from pathlib import Path
 
 from ..content.findings import counted
 from ..output.files import link_or_copy
+from ..output.folder import never_written
 from ..output.switch import switch
 from ..output.tree import in_the_way
 from . import MANIFEST, Item, Plan, PublishError, sha256
 
 
 def _forbidden(dest: Path, public: Path) -> str | None:
-    """Why dest must never be published to, if it must not."""
-    site = public.parent
+    """Why dest must never be published to, if it must not (as a build's output folder must not, and never
+    where public/ is)."""
     if dest == public or dest.is_relative_to(public) or public.is_relative_to(dest):
         return f"it overlaps {public}"
-    if dest == Path(dest.anchor) or dest == Path.home().resolve() or dest in site.parents:
-        return "it is the whole disk, a home folder or a folder holding the site"
-    return None
+    return never_written(dest, public.parent)
 
 
 class FolderTarget:
