@@ -217,6 +217,9 @@ def test_upload_order_and_cache_headers():
     assert caches["pagefind/fragment/en_3bdcab7.pf_fragment"] == IMMUTABLE
     assert caches["index.html"].startswith("public, max-age=60") and caches["feed.xml"] == caches["index.html"]
     assert caches["pagefind/wasm.en.pagefind"] != IMMUTABLE and caches["style.css"] != IMMUTABLE
+    yours = Plan(upload=[Item(path, 1, "0") for path in ["minutes-20261124.pdf", "data/budget-1234567.csv",
+                                                         "images/x-480.1a2b3c4d5e6f.webp"]], delete=[])
+    assert [item.cache_control == IMMUTABLE for item in yours.upload] == [False, False, True]
 
 
 # --- S3, against a real S3-compatible HTTP endpoint on loopback ---------------------------------------------------

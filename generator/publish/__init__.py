@@ -25,7 +25,8 @@ ASSET = "public, max-age=300"
 DOCUMENTS = (".html", ".md", ".json", ".xml", ".txt")
 INDEXES = {"feed.xml", "feed.json", "sitemap.xml", "news-sitemap.xml", "stories.json", "robots.txt",
            "shards.json"}  # shards.json last: it names the search bundles uploaded before it
-HASHED = re.compile(r"[._-](?=[0-9a-f]*[0-9])[0-9a-f]{7,}\.[A-Za-z0-9_]+$")  # en_3bdcab7.pf_fragment, app.1a2b3c4d.css
+HASHED = re.compile(r"[._-](?=[0-9a-f]*[0-9])[0-9a-f]{7,}\.[A-Za-z0-9_]+$")  # en_3bdcab7.pf_fragment, x.1a2b3c4d.webp
+FINGERPRINTED = ("pagefind/", "images/")  # where the build names files by content (a file of yours may look alike)
 MANIFEST = ".ledgerpress-manifest.json"
 THREADS = 16
 
@@ -47,7 +48,8 @@ class Item:
     @property
     def cache_control(self) -> str:
         """Fingerprinted files never change under their name; everything else is checked again soon."""
-        if HASHED.search(self.path.rsplit("/", 1)[-1]) and not self.path.endswith(DOCUMENTS):
+        if self.path.startswith(FINGERPRINTED) and HASHED.search(self.path.rsplit("/", 1)[-1]) \
+                and not self.path.endswith(DOCUMENTS):
             return IMMUTABLE
         return DOCUMENT if self.path.endswith(DOCUMENTS) else ASSET
 

@@ -16,7 +16,8 @@ from . import MANIFEST, THREADS, Item, Plan, PublishError
 
 class S3Target:
     """A bucket prefix: sha256 in each object's metadata and in a manifest object; uploads in batch() order. An
-    object is this site's if the manifest lists it or it carries a sha256: only those are replaced or deleted."""
+    object is this site's if the manifest lists it or it carries a sha256: only those are replaced; only those
+    the manifest lists are deleted (when public/ no longer holds them)."""
 
     def __init__(self, dest: str, endpoint_url: str | None) -> None:
         import boto3
