@@ -292,7 +292,9 @@ def test_rules_and_the_format_can_be_read(agent: Agent):
             "ledgerpress://docs/agents.md"} <= uris
     facts = json.loads(agent.read("ledgerpress://site"))
     assert facts["newsrooms"] == {"city": "City", "science": "Science"} and facts["write"] and not facts["build"]
-    assert "LP031" in {rule["code"] for rule in json.loads(agent.read("ledgerpress://rules"))}
+    severities = {rule["code"]: rule["severity"] for rule in json.loads(agent.read("ledgerpress://rules"))}
+    assert severities["LP031"] == "error" and severities["LP901"] == "warning"  # (LP901 is a warning by default)
+    assert agent.call("explain_rule", code="LP901")["severity"] == "warning"
     assert agent.read("ledgerpress://rules/LP030").startswith("LP030  ")
     assert agent.read("ledgerpress://docs/stories.md").startswith("# ")
 

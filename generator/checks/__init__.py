@@ -28,6 +28,7 @@ class Rule:
     passes: str | None
     run: Callable[..., Iterator[Finding]] | None
     local: bool = False
+    severity: str = "error"  # what its findings are unless site.toml's [checks] says otherwise
 
 
 RULES: dict[str, Rule] = {}
@@ -46,9 +47,9 @@ def rule(code: str, scope: Scope, summary: str, passes: str | None = None, local
     return register
 
 
-def declare(code: str, summary: str) -> None:
+def declare(code: str, summary: str, severity: str = "error") -> None:
     """A code reported while loading files (so [checks] can still set its severity)."""
-    RULES[code] = Rule(code, "load", summary, None, None)
+    RULES[code] = Rule(code, "load", summary, None, None, severity=severity)
 
 
 @dataclass
@@ -173,7 +174,7 @@ declare("LP003", "unknown front-matter field")
 declare("LP004", "an id is not a quoted string, or does not match the id pattern")
 declare("LP100", "a manifest file is not valid JSON or fails its schema")
 declare("LP900", "a template failed to render (reported at the template's line)")
-declare("LP901", "the search index could not be built (a warning: the site is built without search)")
+declare("LP901", "the search index could not be built (a warning: the site is built without search)", "warning")
 
 # the rule modules (importing one registers its rules), and follow and waivers, which run_checks applies
 from . import authors, citations, files, follow, images, ledger, links, manifests, related, repeats, retractions, support, taxonomy, waivers  # noqa: E402,F401,I001

@@ -25,7 +25,7 @@ def explain_rule(desk: Desk, code: str) -> RuleOut:
         raise DeskError("unknown_rule", f"no rule has the code '{code[:20]}'{did_you_mean(close)}: expected one of "
                         f"{', '.join(sorted(RULES))}", did_you_mean=close, known=sorted(RULES))
     rule, entry = RULES[wanted], rulebook().entries[wanted]
-    return RuleOut(code=wanted, summary=rule.summary, scope=rule.scope, severity=_severities(desk).get(wanted, "error"),
+    return RuleOut(code=wanted, summary=rule.summary, scope=rule.scope, severity=_severities(desk).get(wanted, rule.severity),
                    explanation=entry.explain, fails=_example(entry.fails), passes=_example(entry.passes),
                    text=explained(wanted))
 
@@ -46,7 +46,7 @@ def rules_listing(desk: Desk) -> str:
     """Every rule with what it checks and its severity in this site, as JSON."""
     levels = _severities(desk)
     return json.dumps([{"code": code, "scope": RULES[code].scope, "summary": RULES[code].summary,
-                        "severity": levels.get(code, "error")} for code in sorted(RULES)], indent=2)
+                        "severity": levels.get(code, RULES[code].severity)} for code in sorted(RULES)], indent=2)
 
 
 def site_facts(desk: Desk) -> str:

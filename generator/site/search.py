@@ -16,6 +16,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from ..checks import RULES
 from ..content.findings import Finding
 from ..content.layout import key_of
 
@@ -128,4 +129,4 @@ def shard_list(shards: list[Shard]) -> bytes:
 def unavailable(err: BaseException) -> Finding:
     """A warning, not an error: the site is whole without search, and the reader is told how to get it."""
     return Finding(f"{BUNDLE}/", 1, 1, NOTE_CODE, f"search index not built, the site has no search ({err})",
-                   severity="warning")
+                   severity=RULES[NOTE_CODE].severity)
