@@ -7,6 +7,8 @@ from __future__ import annotations
 import io
 import json
 import re
+import struct
+import zlib
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -143,6 +145,13 @@ def test_read_image_says_why_a_file_cannot_be_used(tmp_path: Path):
     (tmp_path / "c.png").write_bytes(gif.getvalue())
     assert read_image(str(tmp_path / "c.png"), "c.png") == "is GIF, not PNG, JPEG, WebP or AVIF"
     assert read_image(str(tmp_path / "missing.png"), "missing.png").startswith("cannot be read")
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", 20000, 10000, 8, 2, 0, 0, 0)  # 200 million pixels: past Pillow's own bound
+    (tmp_path / "d.png").write_bytes(b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b""))
+                                     + chunk(b"IEND", b""))
+    assert read_image(str(tmp_path / "d.png"), "d.png") == "is more than 40 million pixels"
 
 
 def test_an_image_that_leads_out_of_content_or_is_too_large_is_not_read(site: Path, tmp_path: Path):

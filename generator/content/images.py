@@ -75,8 +75,10 @@ def _measured(path: str, src: str, data: bytes) -> ImageFile | str:
             with Image.open(io.BytesIO(data)) as image:
                 width, height, image_format = image.width, image.height, image.format
                 turned = image.getexif().get(0x0112) in _TURNED
-    except (UnidentifiedImageError, Image.DecompressionBombWarning, Image.DecompressionBombError):
+    except UnidentifiedImageError:
         return "is not an image file Pillow can read"
+    except (Image.DecompressionBombWarning, Image.DecompressionBombError):  # Pillow's own bound, above ours
+        return f"is more than {MAX_IMAGE_PIXELS // 1_000_000} million pixels"
     except (OSError, ValueError, SyntaxError) as err:
         return f"cannot be read as an image ({err})"
     if image_format not in FORMATS:
