@@ -99,7 +99,8 @@ def sha256(path: Path) -> str:
 
 
 def public_files(public: Path) -> dict[str, Path]:
-    """Every regular file of the built site by its relative path; refuses a missing or empty public/."""
+    """Every regular file of the built site by its relative path (a link is left out: it may lead anywhere on
+    the disk); refuses a missing or empty public/."""
     if not public.is_dir():
         raise PublishError(f"{public} does not exist: run `ledgerpress build` first")
     files = {}
