@@ -155,6 +155,20 @@ def test_the_desk_s_first_check_starts_from_the_last_ledgerpress_check(tmp_path:
     assert found == check_site(saved, drafts=False).findings
 
 
+def test_checks_with_and_without_drafts_in_turn_each_read_only_what_changed(tmp_path: Path, stories_read: list[str]):
+    """An agent checks a draft (drafts included), then updates a story (checked without drafts): the desk keeps
+    what it read for each, so neither call reads the whole site again."""
+    from generator.desk.recheck import SiteChecks
+
+    checks = SiteChecks(demo_copy(tmp_path / "site"))
+    for drafts in (False, True):
+        checks.check(drafts, {})
+    stories_read.clear()
+    for drafts in (False, True, False):
+        checks.check(drafts, {})
+    assert stories_read == []
+
+
 def test_check_story_places_the_text_where_its_front_matter_says(agent: Agent):
     assert agent.call("check_story", text=FIXED)["path"] == MISTAKES_PATH
     drafted = agent.call("check_story", text=MISTAKES.replace("trust: reported", "trust: reported\ndraft: true"))

@@ -18,7 +18,7 @@ class SiteChecks:
     def __init__(self, root: Path) -> None:
         self.root = root
         self._state: State | None = None
-        self._memo: Memo | None = None
+        self._memos: dict[bool, Memo] = {}  # by drafts: LP040's index differs with drafts among the stories or not
 
     def check(self, drafts: bool, texts: Mapping[str, bytes]) -> Checked:
         """Every finding of the site with these story texts in place of their files, as `check` (drafts: as
@@ -26,12 +26,11 @@ class SiteChecks:
         started, inputs = scan(self.root, self._state)
         digests = content_digests(self.root, inputs)
         key, options = check_key(inputs, digests, drafts)
-        memo = self._memo if self._memo is not None and self._memo.key == key else None
-        if memo is None and self._state is None:  # the first check: the last `ledgerpress check` one's, if any
+        memo = self._memos.pop(drafts, None)  # the check takes its indexes over: one that fails starts afresh
+        if memo is None or memo.key != key:  # the last `ledgerpress check`'s, if any and still good
             memo = load_memo(self.root, options, key)
-        self._memo = None  # the check takes its indexes over: a check that fails starts the next one afresh
         checked = check_site(self.root, drafts=drafts, memo=memo, digests=digests, texts=texts)
         if checked.config is not None:
             self._state = State(started_ns=started, inputs=settle(inputs))
-            self._memo = learned(checked, checked.records, key, options, None)  # (kept here, never saved)
+            self._memos[drafts] = learned(checked, checked.records, key, options, None)  # (kept here, never saved)
         return checked
