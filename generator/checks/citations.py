@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from ..content.body import Body, Unit
+from ..content.body import LINK_TARGETS, Body, Unit
 from ..content.cites import CITE
 from ..content.findings import Finding
 from ..content.models import ID_PATTERN, Story
@@ -44,7 +44,6 @@ def cite_ids(path: str, body: Body, site: SiteIndex) -> Iterator[Finding]:
                               "several separated by commas, e.g. [cites: 1792456955874654825, 1501960966234710671]")
 
 
-_LINK_TARGET = re.compile(r"\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+(?:\"[^\"]*\"|'[^']*'))?\s*\)")
 _LEAD = re.compile(r"[-−]?(?:(?:USD|EUR|GBP) ?)?[$€£]?[\d,.]*\d")
 
 
@@ -114,7 +113,7 @@ def _source_figures(unit: Unit) -> list[tuple[str, int, int]]:
     """The figures of a unit's source lines, in order, with cite markers and link targets blanked out."""
     places = []
     for line, col, text in unit.source:
-        for pattern in (CITE, _LINK_TARGET):
+        for pattern in (CITE, LINK_TARGETS):
             text = pattern.sub(lambda m: " " * len(m[0]), text)
         places.extend((_lead(figure), line, col + figure.offset) for figure in figures(text))
     return places

@@ -5,11 +5,10 @@ its ledger, or one that says what no cited claim says, does not."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 
-from ..content.body import Unit
+from ..content.body import LINK_TARGETS, Unit
 from ..content.findings import Finding
 from ..content.models import Claim, Story
 from . import SiteIndex, rule
@@ -21,7 +20,6 @@ MAX_SHARED = 2         # unsupported: at most this many words shared with the ci
 MIN_SHARE = 0.25       # ...and less than this share of the unit's words
 WRONG_MARGIN = 3       # cited the wrong manifest: another ledger manifest shares this many more words,
 WRONG_SHARE = 0.5      # at least half of the unit's words, and at least twice as many as the cited ones
-_TARGETS = re.compile(r"\]\([^)]*\)|<[^>\s]*>")
 
 
 @dataclass(frozen=True)
@@ -105,7 +103,7 @@ def _message(unit: Unit, judged: Verdict, pool: frozenset[int]) -> str:
     if judged.wrong_source:
         return (f"{said}, and {judged.other_shared} with those of '{judged.other}' in the ledger: expected a citation "
                 f"of the manifest it rests on, e.g. [cites: {judged.other}]")
-    text = _TARGETS.sub(" ", unit.text)
+    text = LINK_TARGETS.sub(" ", unit.text)
     missing = ", ".join(stem_words(text, text_terms(text) - pool)[:6])
     better = (f"; '{judged.other}' in the ledger shares {judged.other_shared}"
               if judged.other is not None and judged.other_shared > judged.shared else "")

@@ -14,11 +14,11 @@ import snowballstemmer
 from stop_words import get_stop_words
 
 from ..analysis.similarity import Words, tokens, words
-from ..content.body import Body
+from ..content.body import LINK_TARGETS, Body
 
 _STEMMER = snowballstemmer.stemmer("english")
 _STOP = frozenset(get_stop_words("en")) | {"http", "https", "www", "com", "org"}
-_TARGET = re.compile(rb"\]\([^)\s]*\)|<[a-z][a-z0-9+.-]*:[^>\s]*>")  # link targets: not wording
+_TARGET = re.compile(LINK_TARGETS.pattern.encode())  # (over a body's UTF-8 bytes)
 _NONE, _UNKNOWN = -1, -2
 
 
@@ -128,7 +128,7 @@ def unit_terms(body_text: str, body: Body, body_line: int) -> list[set[int]]:
 
 
 def _in_targets(words: Words) -> np.ndarray:
-    """Per word, whether it lies inside a link target `](…)` or an autolink `<scheme:…>`."""
+    """Per word, whether it lies inside a link target `](…)`, an autolink `<scheme:…>` or a tag."""
     spans = [match.span() for match in _TARGET.finditer(words.data)]
     if not spans:
         return np.zeros(words.starts.size, dtype=bool)

@@ -16,6 +16,9 @@ from .slugs import slugify
 
 SAFE_SCHEMES = ("http", "https", "mailto")
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+# What a link or a tag points at, in a block's Markdown: `](url "title")` (a pair of brackets in the URL
+# allowed), `<https://…>`, `<b>`. None of it is wording, nor a figure the text states.
+LINK_TARGETS = re.compile(r"""\]\([^()\s]*(?:\([^()\s]*\)[^()\s]*)*(?:\s+(?:"[^"]*"|'[^']*'))?\s*\)|<[^>\s]*>""")
 
 
 def link_is_safe(url: str) -> bool:

@@ -22,3 +22,16 @@ def test_a_small_vocabulary_is_kept():
     before = text_terms(TEXT)
     forget_words()
     assert text_terms(TEXT) == before
+
+
+def test_a_link_s_target_and_title_are_not_wording():
+    """The same targets every check leaves out of a text's words (content.body.LINK_TARGETS): the words of a
+    link's title in quotes are the link's, not the paragraph's."""
+    from generator.analysis.similarity import tokens
+
+    text = 'The council agreed [the minutes](https://x.org/m "budget ridership timetable") and <https://y.org/q>.'
+    found = tokens(text, keep=False)
+    inside = wording._in_targets(found)
+    named = [found.data[start:end].decode() for start, end, hidden in zip(found.starts, found.ends, inside)
+             if not hidden]
+    assert named == ["the", "council", "agreed", "the", "minutes", "and"]
