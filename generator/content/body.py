@@ -187,7 +187,7 @@ def _unique(anchor: str, taken: set[str]) -> str:
 
 
 def _blocks(tokens: list[Token], lines: list[str], offset: int, body: Body):
-    """Group tokens into top-level blocks, collecting units, cites and links on the way."""
+    """Group tokens into top-level blocks, collecting units, cites and images on the way."""
     start = 0
     while start < len(tokens):
         end = start

@@ -43,7 +43,8 @@ def manifest_text(data: dict) -> str:
 
 
 def checked_text(manifest_id: str, text: str, shown: str) -> list[Finding]:
-    """What `check` would say about this text saved as <manifest_id>.json (LP100-LP102), without saving it."""
+    """What reading this text saved as <manifest_id>.json would find (LP100, LP004), without saving it: the rules
+    on manifests (LP101, LP102) cannot fault a file `manifest new` makes, with a fresh id and claim ids."""
     return load_manifest(f"{manifest_id}.json", shown, text.encode("utf-8"))[1]
 
 
