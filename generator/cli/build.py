@@ -26,7 +26,6 @@ from ..engine.state import (
     settle,
 )
 from ..output.look import LiveLook
-from ..output.record import intact, load_record
 from ..render.dates import iso_z
 from .cache import load_memo_kept
 from .options import ROOT, build_now, finding_line, findings_summary, print_findings, require_site
@@ -82,12 +81,7 @@ def _up_to_date(state: State, options: str, inputs: dict[str, list], target: Pat
     build's time leaves the same stories scheduled (none fell due, none built is ahead of it)."""
     if state.options != options or (search and not state.summary.get("search")):
         return False
-    moment = int(now.timestamp())
-    if moment < state.summary.get("newest", 0) or 0 < state.summary.get("next_due", 0) <= moment:
-        return False
-    if {path: seen[3] for path, seen in inputs.items()} != {path: seen[3] for path, seen in state.inputs.items()}:
-        return False
-    return intact(target, load_record(target), state.build)
+    return state.stale(inputs, target, int(now.timestamp())) is None
 
 
 def _build(root: Path, target: Path, state: State, options: Options, force: bool, started: float) -> NoReturn:

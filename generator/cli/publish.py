@@ -10,7 +10,6 @@ import click
 from ..content.findings import shown_name
 from ..content.layout import PACKAGE
 from ..engine.state import State, key_options, load_state, scan
-from ..output.record import intact, load_record
 from .cache import site_checked
 from .options import ROOT, build_now, findings_summary, print_findings, require_site
 
@@ -62,19 +61,16 @@ def _stale(root: Path, public: Path, state: State | None) -> str | None:
     if options.get("drafts") == "True":
         return f"{public.name}/ holds drafts (it was built with --drafts)"
     _, inputs = scan(root, state)
-    code = f"{PACKAGE}{os.sep}"
-    changed = sorted((path for path in inputs.keys() | state.inputs.keys()
-                      if (inputs.get(path) or [None] * 4)[3] != (state.inputs.get(path) or [None] * 4)[3]),
-                     key=lambda path: (path.startswith(code), path))  # the site's own files named first
-    if changed:
+    stale = state.stale(inputs, public, int(build_now().timestamp()))
+    if stale is None:
+        return None
+    why, paths = stale
+    if why == "inputs":
+        code = f"{PACKAGE}{os.sep}"
+        changed = sorted(paths, key=lambda path: (path.startswith(code), path))  # the site's own files named first
         shown = "ledgerpress itself" if changed[0].startswith(code) else shown_name(os.path.relpath(changed[0], root))
         more = f" and {len(changed) - 1} more files" if len(changed) > 1 else ""
         return f"{shown}{more} changed since {public.name}/ was built"
-    moment = int(build_now().timestamp())
-    if moment < state.summary.get("newest", 0):
-        return f"{public.name}/ was built for a later time (--now): it holds stories that are not due yet"
-    if 0 < state.summary.get("next_due", 0) <= moment:
-        return f"a scheduled story fell due since {public.name}/ was built"
-    if not intact(public, load_record(public), state.build):
-        return f"files of {public.name}/ were changed or removed after its build"
-    return None
+    return {"ahead": f"{public.name}/ was built for a later time (--now): it holds stories that are not due yet",
+            "due": f"a scheduled story fell due since {public.name}/ was built",
+            "files": f"files of {public.name}/ were changed or removed after its build"}[why]

@@ -18,6 +18,7 @@ from ..content.findings import shown_name
 from ..content.layout import CACHE_DIR, PACKAGE, file_digest, is_utf8, key_of, read_upto, template_dirs
 from ..content.limits import MAX_INPUT_BYTES
 from ..output.files import write_whole
+from ..output.record import intact, load_record
 
 STATE_FILE = "build-state.json"
 FORMAT = "ledgerpress-build-state-3"
@@ -56,6 +57,28 @@ class State:
     def build(self) -> str:
         """The key of the output this state's build made: its options and every input's digest."""
         return build_key(self.options, self.inputs)
+
+    def stale(self, inputs: Mapping[str, Scanned], out: Path, moment: int) -> tuple[str, list[str]] | None:
+        """Why the output this build left in `out` is not what a build with its options would make now, as
+        (why, paths), or None: "inputs" (the inputs whose digest moved, in `paths`), "ahead" (it was built for
+        a later time: it holds stories not due at `moment`), "due" (a scheduled story fell due), "files" (files
+        of `out` changed or removed after it). What `build` skips and what `publish` refuses."""
+        moved = [path for path in inputs.keys() | self.inputs.keys()
+                 if _digest_of(inputs, path) != _digest_of(self.inputs, path)]
+        if moved:
+            return "inputs", moved
+        if moment < self.summary.get("newest", 0):
+            return "ahead", []
+        if 0 < self.summary.get("next_due", 0) <= moment:
+            return "due", []
+        if not intact(out, load_record(out), self.build):
+            return "files", []
+        return None
+
+
+def _digest_of(inputs: Mapping[str, Scanned], path: str) -> str | None:
+    found = inputs.get(path)
+    return found[3] if found else None
 
 
 def build_key(options: str, inputs: dict[str, Scanned]) -> str:
