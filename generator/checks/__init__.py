@@ -130,6 +130,14 @@ def local_findings(story: Story | StoryFile, body: Body, config: SiteConfig,
     return found
 
 
+def manifest_findings(found: ManifestFile, config: SiteConfig) -> list[Finding]:
+    """The manifest rules on one file (LP101, LP102, ...) with the site's severities: what `check` adds to reading
+    it (`manifests pull` judges an answer so before it writes it)."""
+    site = SiteIndex(config, {found.manifest.id: found}, [])
+    return severities([finding for rule in RULES.values() if rule.scope == "manifest" and rule.run is not None
+                       for finding in _run(rule, site)], config.checks)
+
+
 def unknown_codes(site: SiteIndex) -> list[Finding]:
     """An unknown code in [checks] is a finding: a typo there must not leave a rule as it was."""
     shown = site.config_path

@@ -14,7 +14,7 @@ import click
 
 from ..content.findings import counted
 from ..content.layout import utc_date
-from .options import ROOT, detail, print_findings, require_site, say, verbosity, writing_files
+from .options import ROOT, detail, print_findings, require_site, say, site_config, verbosity, writing_files
 
 _URL = re.compile(r"^https?://\S+$")
 
@@ -107,15 +107,11 @@ def manifests_group() -> None:
 @verbosity
 def pull_manifests(ids: tuple[str, ...], root: Path) -> None:
     """Fetch manifests from [manifests] store (default: those stories cite that are missing), validated."""
-    from ..content.config import CONFIG_NAME, load_config
+    from ..checks import manifest_findings
     from ..content.load import load_content
     from ..content.manifest_store import TOKEN_VARIABLE, StoreError, missing_ids, pull
 
-    require_site(root)
-    config, findings = load_config(root / "content" / CONFIG_NAME, shown=f"content/{CONFIG_NAME}")
-    if config is None:
-        print_findings(findings, err=True)
-        sys.exit(1)
+    config = site_config(root)
     if config.manifests is None:
         raise click.ClickException('no manifest store: add `[manifests]` with `store = "https://…/{id}"` to '
                                    "content/site.toml")
@@ -128,7 +124,7 @@ def pull_manifests(ids: tuple[str, ...], root: Path) -> None:
            f"{' with the token from ' + TOKEN_VARIABLE if token else ' without a token'}")
     outcomes: dict[str, int] = {}
     try:
-        for pulled in pull(root, config.manifests, wanted, token, _manifest_rules(config)):
+        for pulled in pull(root, config.manifests, wanted, token, lambda found: manifest_findings(found, config)):
             for line in pulled.tries:
                 detail(f"  retried after {line}")
             _report(pulled)
@@ -137,18 +133,6 @@ def pull_manifests(ids: tuple[str, ...], root: Path) -> None:
         raise click.ClickException(str(err)) from None
     say(", ".join(f"{outcomes.get(name, 0)} {name}" for name in ("written", "updated", "unchanged", "failed")))
     sys.exit(1 if outcomes.get("failed") else 0)
-
-
-def _manifest_rules(config):
-    """The rules `check` runs on each manifest file (LP101, LP102, ...), with the site's severities."""
-    from ..checks import RULES, SiteIndex, severities
-
-    def judge(found) -> list:
-        site = SiteIndex(config, {found.manifest.id: found}, [], {})
-        return severities([finding for rule in RULES.values() if rule.scope == "manifest" and rule.run is not None
-                           for finding in rule.run(found, site)], config.checks)
-
-    return judge
 
 
 def _report(pulled) -> None:

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
 from ..content.new_story import StoryRefused, plan_story, write_story
-from .options import ROOT, detail, print_findings, require_site, say, verbosity, writing_files
+from .options import ROOT, detail, say, site_config, verbosity, writing_files
 
 
 @click.command()
@@ -28,13 +27,7 @@ from .options import ROOT, detail, print_findings, require_site, say, verbosity,
 def new(title: str, newsroom: str, beat: str, trust: str | None, draft: bool, date: str | None, slug: str | None,
         authors: tuple[str, ...], root: Path) -> None:
     """Start a story: writes content/stories/<date>/<slug>.md and prints its path."""
-    from ..content.config import CONFIG_NAME, load_config
-
-    require_site(root)
-    config, findings = load_config(root / "content" / CONFIG_NAME, shown=f"content/{CONFIG_NAME}")
-    if config is None:
-        print_findings(findings, err=True)
-        sys.exit(1)
+    config = site_config(root)
     try:
         story = plan_story(root, config, title, newsroom, beat, trust, draft, date, slug, authors)
     except StoryRefused as err:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import os
+import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -14,6 +15,7 @@ import click
 from ..content.findings import counted
 
 if TYPE_CHECKING:
+    from ..content.config import SiteConfig
     from ..content.findings import Finding
 
 ROOT = click.option("--root", type=click.Path(file_okay=False, path_type=Path), default=Path("."),
@@ -63,6 +65,18 @@ def require_site(root: Path) -> None:
         where = "this folder" if root == Path(".") else str(root)
         raise click.ClickException(f"no ledgerpress site in {where} (no content/site.toml): "
                                    f"run `ledgerpress init` to start one, or pass --root")
+
+
+def site_config(root: Path) -> SiteConfig:
+    """The site's site.toml, read; one that cannot be read stops the command (exit 1) with its findings."""
+    from ..content.config import CONFIG_NAME, load_config
+
+    require_site(root)
+    config, findings = load_config(root / "content" / CONFIG_NAME, shown=f"content/{CONFIG_NAME}")
+    if config is None:
+        print_findings(findings, err=True)
+        sys.exit(1)
+    return config
 
 
 def build_now(given: str | None = None) -> dt.datetime:
