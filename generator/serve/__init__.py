@@ -5,7 +5,6 @@ from __future__ import annotations
 import dataclasses
 import os
 import signal
-import sys
 import threading
 import time
 from collections.abc import Callable
@@ -62,8 +61,11 @@ class Preview:
     """Bind on construction (so the URL is known), then build, serve and watch on threads until close()."""
 
     def __init__(self, root: Path, host: str = "127.0.0.1", port: int = 8000, drafts: bool = False,
-                 on_build: Callable[[Rebuilt], None] | None = None) -> None:
+                 on_build: Callable[[Rebuilt], None] | None = None,
+                 on_notes: Callable[[list[Finding]], None] | None = None) -> None:
+        """`on_build`: told of each rebuild; `on_notes`: of what indexing the search found to say (LP901)."""
         self.root, self.drafts, self.on_build = root.resolve(), drafts, on_build or (lambda rebuilt: None)
+        self.on_notes = on_notes or (lambda notes: None)
         self.live = Live()
         self.server = PreviewServer(host, port, self.live)
         bound, self.port = self.server.server_address[:2]
@@ -114,7 +116,7 @@ class Preview:
             thread.join(timeout=1)  # a build in flight is abandoned: it is a daemon thread
 
     def wait_for(self, version: int, timeout: float = 30) -> Snapshot:
-        """Block until a snapshot at least this new is live (tests and benchmarks)."""
+        """Block until a snapshot at least this new is live (what the tests wait on)."""
         deadline = time.monotonic() + timeout
         snapshot = self.live.snapshot
         while snapshot.version < version and time.monotonic() < deadline:
@@ -236,8 +238,8 @@ class Preview:
         self._indexed(snapshot, found.notes, self._search_store.files if found.record else {})
 
     def _indexed(self, snapshot: Snapshot, notes: list[Finding], files: dict[str, bytes]) -> None:
-        for note in notes:
-            print(f"{note} (warning)", file=sys.stderr)
+        if notes:
+            self.on_notes(notes)
         if files:
             served = dict(snapshot.files)
             for path in snapshot.search:
