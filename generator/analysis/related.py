@@ -12,7 +12,8 @@ import numpy as np
 
 from ..content.models import StoryBrief
 from .minhash import CandidateIndex, estimate
-from .similarity import Features, instant
+from .instants import instant
+from .similarity import Features
 from .terms import WordSets, distinctive, idf_weights, top_words
 
 RELATED_THRESHOLD = 0.5   # text candidates: a shared passage, not a shared topic

@@ -10,7 +10,8 @@ from typing import NamedTuple
 
 from ..content.models import StoryBrief
 from .minhash import CandidateIndex
-from .similarity import _EPOCH, Features, features, instant, jaccard, shingles
+from .instants import EPOCH, instant
+from .similarity import Features, features, jaccard, shingles
 
 
 class Dated(NamedTuple):
@@ -60,7 +61,7 @@ class RepeatIndex:
         them theirs."""
         index = cls.__new__(cls)
         index.threshold, index.times = data["threshold"], data["times"]
-        index.items = [Dated(key, _EPOCH, "") for key in data["keys"]]
+        index.items = [Dated(key, EPOCH, "") for key in data["keys"]]
         index.position = {key: i for i, key in enumerate(data["keys"])}
         index.candidates = CandidateIndex.restore(data["candidates"])
         return index

@@ -3,7 +3,6 @@ signature and the most frequent candidate words) that the site-wide indexes comp
 
 from __future__ import annotations
 
-import datetime as dt
 import re
 import string
 import sys
@@ -221,14 +220,3 @@ def _frequent(found: Words) -> tuple[tuple[str, ...], array]:
                     return tuple(chosen), array("I", numbers)
     return tuple(chosen), array("I", numbers)
 
-
-_EPOCH = dt.datetime(1970, 1, 1, tzinfo=dt.timezone.utc)
-
-
-_MICROSECOND = dt.timedelta(microseconds=1)
-
-
-def instant(moment: dt.datetime) -> int:
-    """A publication time as whole microseconds since 1970: what the kept indexes hold (and compare) instead
-    of a datetime, which takes far longer to pickle and unpickle."""
-    return (moment - _EPOCH) // _MICROSECOND
