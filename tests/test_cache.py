@@ -244,7 +244,8 @@ def test_a_manifest_a_rule_faults_is_reported_by_every_check_and_so_is_a_second_
     """LP101 and LP102 are rules, not reading: a check that finds the file's bytes unchanged must run them again
     (the memo keeps it as read, not as passed), and a file whose id another file has is checked too."""
     manifests = site / "content" / "manifests"
-    repeated = MANIFEST_A.replace("1000000000000000001", "other-id").replace("2000000000000000012", "2000000000000000011")
+    repeated = MANIFEST_A.replace("1000000000000000001", "other-id").replace("2000000000000000012",
+                                                                             "2000000000000000011")
     (manifests / "zz-repeated.json").write_text(repeated, encoding="utf-8")
     (manifests / "zz-copy.json").write_text(MANIFEST_A, encoding="utf-8")
     for _ in range(2):

@@ -41,7 +41,8 @@ def serve_command(root: Path, host: str, port: int, drafts: bool, open_browser: 
     from ..serve import Preview
 
     try:
-        preview = Preview(root, host, port, drafts=drafts, on_build=functools.partial(_print_rebuild, quiet=level() < 0),
+        preview = Preview(root, host, port, drafts=drafts,
+                          on_build=functools.partial(_print_rebuild, quiet=level() < 0),
                           on_notes=functools.partial(print_findings, err=True))
     except OSError as err:
         raise click.ClickException(f"cannot listen on {host}:{port}: {err.strerror or err}") from None

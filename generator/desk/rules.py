@@ -25,9 +25,9 @@ def explain_rule(desk: Desk, code: str) -> RuleOut:
         raise DeskError("unknown_rule", f"no rule has the code '{code[:20]}'{did_you_mean(close)}: expected one of "
                         f"{', '.join(sorted(RULES))}", did_you_mean=close, known=sorted(RULES))
     rule, entry = RULES[wanted], rulebook().entries[wanted]
-    return RuleOut(code=wanted, summary=rule.summary, scope=rule.scope, severity=_severities(desk).get(wanted, rule.severity),
-                   explanation=entry.explain, fails=_example(entry.fails), passes=_example(entry.passes),
-                   text=explained(wanted))
+    return RuleOut(code=wanted, summary=rule.summary, scope=rule.scope,
+                   severity=_severities(desk).get(wanted, rule.severity), explanation=entry.explain,
+                   fails=_example(entry.fails), passes=_example(entry.passes), text=explained(wanted))
 
 
 def _example(example: Example) -> ExampleOut:

@@ -51,7 +51,7 @@ def never_written(folder: Path, root: Path) -> str | None:
     except RuntimeError:  # no HOME and no entry in the password database: no home folder to spare
         home = None
     if folder == Path(folder.anchor) or folder == home or folder in root.parents or folder == root:
-        return "it holds the site itself, a home folder or the whole disk; choose an empty folder, e.g. --out public"
+        return "it holds the site itself, a home folder or the whole disk"
     for inputs in (root / "content", root / "templates", root / CACHE_DIR):
         if folder == inputs or inputs in folder.parents:
             return f"it is inside {inputs.name}/"
@@ -65,7 +65,7 @@ def check_target(out: Path, root: Path) -> None:
     out, root = out.resolve(), root.resolve()
     why = never_written(out, root)
     if why:
-        raise OutputRefused(f"refusing to write the site into {out}: {why}")
+        raise OutputRefused(f"refusing to write the site into {out}: {why}; choose an empty folder, e.g. --out public")
     if out.exists() and not out.is_dir():
         raise OutputRefused(f"{out} is a file, not a folder: move it, or choose another folder with --out")
     if os.path.ismount(out):  # it could be neither exchanged with the tree beside it nor hard-linked into it

@@ -81,6 +81,7 @@ def _moved(markdown: str, moved: Mapping[str, str]) -> str:
 def sections_of(rows: list[SectionRow]) -> list[SectionView]:
     return [SectionView(title=title, anchor=anchor, paragraphs=[
                 Paragraph(kind=kind, markdown=markdown, html=html, cites=cites,
-                          evidence=[Evidence(manifest_id=manifest_id, claims=list(claims)) for manifest_id, claims in evidence])
+                          evidence=[Evidence(manifest_id=manifest_id, claims=list(claims))
+                                    for manifest_id, claims in evidence])
                 for kind, markdown, html, cites, evidence in paragraphs])
             for title, anchor, paragraphs in rows]
