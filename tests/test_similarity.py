@@ -150,6 +150,25 @@ def test_candidate_index_finds_the_near_copy_and_not_the_other_story():
     assert index.near(1) == [] and index.near(3) == []
 
 
+def test_many_copies_link_each_to_its_neighbours_and_an_edit_leaves_what_a_fresh_index_has():
+    """Hundreds of near-identical bodies (a templated story) share every band: each links to the NEAR_RUN
+    before and after it, so time and memory grow with their number, not its square; an edit that moves one
+    out of that band or into it leaves the index as one built afresh would be."""
+    from generator.analysis.minhash import NEAR_RUN
+
+    copy, other = sketch(shingles(FERRY)), sketch(shingles(FERRY_OTHER))
+    count = 3 * NEAR_RUN
+    signatures = [copy] * count + [other]
+    index = CandidateIndex(signatures, [False] * len(signatures), 0.6)
+    assert index.near(0) == list(range(1, NEAR_RUN + 1)) and len(index.near(count // 2)) == 2 * NEAR_RUN
+    assert index.near(count) == []
+    for key, signature in ((NEAR_RUN, other), (count, copy), (NEAR_RUN, copy)):
+        index.update(key, signature, False)
+        signatures[key] = signature
+        fresh = CandidateIndex(signatures, [False] * len(signatures), 0.6)
+        assert [index.near(i) for i in range(len(signatures))] == [fresh.near(i) for i in range(len(signatures))]
+
+
 def test_a_lightly_edited_copy_repeats_the_story():
     items = [Dated("a.md", NOON, FERRY), Dated("b.md", NOON + dt.timedelta(days=2), "## New title\n\n" + FERRY_EDITED)]
     [found] = repeats(items, 0.6, dt.timedelta(days=7))

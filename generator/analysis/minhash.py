@@ -13,6 +13,7 @@ NUM_PERM = 128
 
 
 RECALL = 0.999            # chance that a pair exactly at the threshold becomes a candidate (LP040)
+NEAR_RUN = 64             # a band links a set to at most this many of the sets sharing it on either side (in order)
 
 
 # The permutations' multipliers (two rows) and the bands' (one row), each in [1, 2**63): drawn once with
@@ -66,7 +67,10 @@ def bands(threshold: float, num_perm: int = NUM_PERM, recall: float = RECALL) ->
 class CandidateIndex:
     """MinHash LSH over signatures: each signature is cut into bands, and two sets whose signatures agree
     on a whole band become candidates. Sorting the band hashes finds every such pair without comparing
-    all pairs; callers score candidates exactly (`jaccard`) or by their signatures (`estimate`)."""
+    all pairs; callers score candidates exactly (`jaccard`) or by their signatures (`estimate`). A band that
+    many sets share (hundreds of near-identical templated stories) links each to the NEAR_RUN sets before and
+    after it, in the order they were given (by publication), not all to all, which would take time and memory
+    growing with the square of their number."""
 
     def __init__(self, sketches: Sequence[np.ndarray], empty: Sequence[bool], threshold: float,
                  recall: float = RECALL) -> None:
@@ -74,13 +78,7 @@ class CandidateIndex:
         size = len(sketches)
         matrix = np.stack(sketches) if size else np.zeros((0, NUM_PERM), dtype=np.uint64)
         self.keys = self._band_keys(matrix, np.asarray(empty, dtype=bool), np.arange(size, dtype=np.uint64))
-        near: list[set[int]] = [set() for _ in range(size)]
-        for keys in self.keys.T:
-            order = np.argsort(keys, kind="stable")
-            for members in _runs(order, keys[order]):
-                for member in members:
-                    near[member].update(members)
-        self._near = [sorted(found - {key}) for key, found in enumerate(near)]
+        self._near = _linked(self.keys)
 
     def _band_keys(self, matrix: np.ndarray, lonely: np.ndarray, positions: np.ndarray) -> np.ndarray:
         """One hash per band per signature; an empty body gets keys of its own, so it shares no band."""
@@ -91,10 +89,18 @@ class CandidateIndex:
         return keys
 
     def update(self, key: int, signature: np.ndarray, empty: bool) -> None:
-        """Set `key`'s signature anew (a story edited in place): only its own pairs can change."""
+        """Set `key`'s signature anew (a story edited in place): only its own pairs change, unless it leaves or
+        joins a band that more than NEAR_RUN + 1 sets share (whose windows all shift: the index is linked anew)."""
         row = self._band_keys(signature[None, :], np.array([empty]), np.array([key], dtype=np.uint64))[0]
+        was = self.keys[key].copy()
         self.keys[key] = row
-        now = set(np.flatnonzero((self.keys == row).any(axis=1)).tolist()) - {key}
+        sharing = self.keys == row
+        joined = sharing.sum(axis=0)  # per band, the sets holding its new key (itself included)
+        left = (self.keys == was).sum(axis=0) + (was != row)  # and its old key, before it left
+        if max(joined.max(), left.max()) > NEAR_RUN + 1:  # a band linked by windows, which all shift: link anew
+            self._near = _linked(self.keys)
+            return
+        now = set(np.flatnonzero(sharing.any(axis=1)).tolist()) - {key}
         before = set(self._near[key])
         for other in before - now:
             self._near[other].remove(key)
@@ -116,6 +122,18 @@ class CandidateIndex:
     def near(self, key: int) -> list[int]:
         """Positions of the other sets that share a band with set `key`, in order."""
         return self._near[key]
+
+
+def _linked(keys: np.ndarray) -> list[list[int]]:
+    """Each set's candidates, in order: the sets it shares a band with, at most NEAR_RUN on either side of it
+    in each band (all of them, in a band fewer share)."""
+    near: list[set[int]] = [set() for _ in range(len(keys))]
+    for column in keys.T:
+        order = np.argsort(column, kind="stable")  # (equal keys keep the sets' order)
+        for members in _runs(order, column[order]):
+            for at, member in enumerate(members):
+                near[member].update(members[max(0, at - NEAR_RUN): at + NEAR_RUN + 1])
+    return [sorted(found - {key}) for key, found in enumerate(near)]
 
 
 def _runs(order: np.ndarray, ordered: np.ndarray) -> Iterator[list[int]]:
