@@ -221,9 +221,9 @@ def test_the_search_index_is_served_through_a_rebuild_and_then_follows_the_edit(
     finally:
         events.close()
     [done] = rebuilt
-    assert done.changed and all(path.startswith("stories/") or path.endswith((".xml", ".json"))
-                                for path in done.changed)
-    assert not any(path.startswith("pagefind/") for path in done.changed)
+    assert done.rewritten and all(path.startswith("stories/") or path.endswith((".xml", ".json"))
+                                  for path in done.rewritten)
+    assert not any(path.startswith("pagefind/") for path in done.rewritten)
     shown = preview.wait_for(version, WAIT)
     assert shown.search.items() <= shown.files.items() and "pagefind/shards.json" in shown.files
     while shown.search is first.search and time.monotonic() < deadline + WAIT:

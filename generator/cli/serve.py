@@ -82,7 +82,7 @@ def _print_rebuild(rebuilt: Rebuilt, quiet: bool = False) -> None:
     cause = f" after {', '.join(rebuilt.sources[:3])}{' …' * (len(rebuilt.sources) > 3)}" if rebuilt.sources else ""
     if rebuilt.ok:
         if not quiet:
-            click.echo(f"built in {rebuilt.seconds:.2f} s{cause}: {len(rebuilt.changed)} files changed", err=True)
+            click.echo(f"built in {rebuilt.seconds:.2f} s{cause}: {len(rebuilt.rewritten)} files changed", err=True)
     else:
         click.echo(f"build failed in {rebuilt.seconds:.2f} s{cause}: {findings_summary(list(snapshot.findings))}; "
                    f"{'showing the last good build' if snapshot.files else 'no good build yet'}", err=True)

@@ -8,7 +8,7 @@ import signal
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,14 +47,28 @@ def _interrupt_in(pid: int) -> Callable[[int, Any], None]:
 
 @dataclass
 class Rebuilt:
-    """One finished build, for the terminal: what triggered it, what it changed, what it found."""
+    """One finished build, for the terminal: what triggered it (`sources`), the output files it wrote or
+    deleted (`rewritten`), what it found."""
 
     snapshot: Snapshot
     sources: list[str]
-    changed: list[str]
+    rewritten: list[str]
     ok: bool
     seconds: float
     error: BaseException | None = None
+
+
+@dataclass
+class _Built:
+    """One build into the store in memory: its findings and, if it succeeded, its files, the banner of each
+    scheduled story's page by file (the preview shows them, the build does not), the output files it wrote or
+    deleted, and what its search index is made from."""
+
+    findings: tuple[Finding, ...]
+    files: dict[str, bytes] | None = None
+    banners: dict[str, bytes] = field(default_factory=dict)
+    rewritten: list[str] = field(default_factory=list)
+    searchable: tuple | None = None
 
 
 class Preview:
@@ -163,39 +177,35 @@ class Preview:
         `changed`: the files the watcher saw change since the last build (None: look at every input)."""
         started = time.perf_counter()
         error = None
-        scheduled: dict[str, bytes] = {}
-        made: list[str] = []
         try:
-            files, findings, searchable, scheduled, made = self._build(changed)
+            built = self._build(changed)
         except Exception as err:  # a bug in the generator must not take the preview down with it
             error = err
-            crash = Finding("ledgerpress", 1, 1, "INTERNAL", f"the build crashed: {type(err).__name__}: {err}")
-            findings, files, searchable = (crash,), None, None
+            built = _Built((Finding("ledgerpress", 1, 1, "INTERNAL",
+                                    f"the build crashed: {type(err).__name__}: {err}"),))
         old = self.live.snapshot
-        if files is not None:  # the last search index serves until the new one is ready (see _index)
-            files = {**old.search, **files}
-        good = files if files is not None else old.files
-        rewritten = sorted(made) if files is not None else []  # what the store wrote or deleted
+        ok = built.files is not None
+        # the last search index serves until the new one is ready (see _index)
+        files = {**old.search, **built.files} if built.files is not None else old.files
+        banners = built.banners if ok else old.scheduled
+        rewritten = sorted(built.rewritten)
         snapshot = old
-        if old.version == 0 or rewritten or findings != old.findings or (files is not None and scheduled != old.scheduled):
-            errors = [finding for finding in findings if finding.severity == "error"]
+        if old.version == 0 or rewritten or built.findings != old.findings or banners != old.scheduled:
+            errors = [finding for finding in built.findings if finding.severity == "error"]
             tail = (overlay(errors) + reload_script(old.version + 1)).encode("utf-8")
-            snapshot = Snapshot(old.version + 1, good, findings, time.perf_counter() - started, tail,
-                                scheduled if files is not None else old.scheduled, old.search)
+            snapshot = Snapshot(old.version + 1, files, built.findings, time.perf_counter() - started, tail, banners,
+                                old.search)
             self.live.swap(snapshot)
-        rebuilt = Rebuilt(snapshot, sources, rewritten, files is not None, time.perf_counter() - started, error)
+        rebuilt = Rebuilt(snapshot, sources, rewritten, ok, time.perf_counter() - started, error)
         self.on_build(rebuilt)
-        if searchable is not None:  # off the watcher thread: the next save must not wait for the index of this one
-            indexing = threading.Timer(INDEX_AFTER_S, self._index, args=(snapshot, searchable))
+        if built.searchable is not None:  # off the watcher thread: the next save must not wait for its index
+            indexing = threading.Timer(INDEX_AFTER_S, self._index, args=(snapshot, built.searchable))
             indexing.name, indexing.daemon = "search-index", True
             indexing.start()
         return rebuilt
 
-    def _build(self, changed: set[str] | None) -> tuple[dict[str, bytes] | None, tuple[Finding, ...], tuple | None,
-                                                         dict[str, bytes], list[str]]:
-        """One build into the store in memory, from the last good build's memo: its files if it succeeded, what
-        its search index is made from, the banner of each scheduled story's page (the preview shows them, the
-        build does not), and the paths it wrote or deleted."""
+    def _build(self, changed: set[str] | None) -> _Built:
+        """One build into the store in memory, from the last good build's memo."""
         options = options_key(__version__, drafts=self.drafts, base_url=self.url, out="serve")
         found = rescan(self._scanned, changed) if self._scanned is not None and changed is not None else None
         scanned, inputs = found or scan(self.root, self._scanned)  # the watcher spares a look at every file
@@ -211,11 +221,11 @@ class Preview:
             raise
         if not result.ok:
             self.store.abort()
-            return None, tuple(result.findings), None, {}, []
+            return _Built(tuple(result.findings))
         stats = self.store.commit(result.outputs)
         self._memo = result.memo
         banners = {output_file(url_path): scheduled_banner(when) for _, url_path, when in result.scheduled}
-        return self.store.files, tuple(result.findings), result.searchable, banners, stats.paths
+        return _Built(tuple(result.findings), self.store.files, banners, stats.paths, result.searchable)
 
     def _index(self, snapshot: Snapshot, searchable: tuple) -> None:
         """Pagefind indexes again the shards whose pages changed, at the lowest CPU priority, after the reload;
