@@ -175,3 +175,20 @@ def test_distinctive_words_of_all_stories_at_once_are_each_storys_own():
         idf = {word: rng.choice([0.5, 1.0, 1.5, 2.0, 0.1 + 0.2]) for word in rng.sample(vocabulary, 50)}
         size = rng.choice([TOP_TERMS, 3])
         assert all_top_words(found, idf, size) == [top_words(mine, idf, size) for mine in found]
+
+
+def test_an_edit_among_many_copies_gives_what_scoring_every_story_again_gives():
+    """Hundreds of copies share every band, each linked to its neighbours only: a copy edited out of them
+    shifts the windows of the copies it was linked to, which are those whose related stories are scored again."""
+    from generator.analysis.minhash import NEAR_RUN
+
+    start = dt.datetime(2026, 11, 1, tzinfo=dt.timezone.utc)
+    stories = {}
+    for n in range(3 * NEAR_RUN):
+        story = Fake(f"s{n}.md", f"k{n:03d}", start + dt.timedelta(minutes=n), "city", SHARED)
+        stories[story.key] = (story, frozenset())
+    index = _fresh(stories, True)
+    before = {story.path: features(story.body) for story, _ in stories.values()}
+    stories["k010"][0].body = " ".join(sorted(SHARED.split()))  # its words as often: only its passages move
+    updated, in_place = _next(index, stories, {"k010"}, before)
+    assert in_place and updated.results == _fresh(stories, True).results
