@@ -12,7 +12,7 @@ from ..content.findings import Finding
 from ..content.layout import file_digest, story_file
 from ..content.slugs import slugify
 from ..content.source import front_matter
-from .errors import DeskError
+from .errors import DeskError, site_broken
 from .paths import SHAPE, story_path
 from .recheck import SiteChecks
 from .schemas import CheckResult, FindingOut
@@ -34,9 +34,7 @@ def check_bytes(checks: SiteChecks, shown: str, data: bytes, drafts: bool = Fals
     returned is that of what was checked, even if the file changes meanwhile)."""
     checked = checks.check(drafts, {shown: data})  # as `check` (or `build --drafts`) sees the site
     if checked.config is None:
-        lines = [str(finding) for finding in checked.findings]
-        raise DeskError("site_broken", f"content/site.toml has errors, so no story can be checked: {'; '.join(lines)}",
-                        findings=lines)
+        raise site_broken(checked.findings, ", so no story can be checked")
     found = [finding_out(finding) for finding in checked.findings if finding.path == shown]
     record = checked.records.get(shown)
     errors = sum(finding.severity == "error" for finding in found)

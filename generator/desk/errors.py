@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import Any
+
+from ..content.findings import Finding
 
 
 class DeskError(Exception):
@@ -14,3 +17,9 @@ class DeskError(Exception):
 
     def as_dict(self) -> dict[str, Any]:
         return {"code": self.code, "message": self.message, **self.details}
+
+
+def site_broken(findings: Iterable[Finding], consequence: str = "") -> DeskError:
+    """The refusal of a call when site.toml cannot be read: its findings, each as a line."""
+    lines = [str(finding) for finding in findings]
+    return DeskError("site_broken", f"content/site.toml has errors{consequence}: {'; '.join(lines)}", findings=lines)

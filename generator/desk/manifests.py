@@ -12,7 +12,7 @@ from ..checks.resolve import nearest
 from ..content.findings import did_you_mean
 from ..content.config import SiteConfig
 from ..content.models import Manifest, ManifestFile, StoryBrief
-from .errors import DeskError
+from .errors import DeskError, site_broken
 from .recheck import SiteChecks
 from .schemas import CitingStory, ClaimOut, ManifestDetail, ManifestPage, ManifestSummary, Retraction
 
@@ -32,8 +32,7 @@ class Shelf:
 def shelf(checks: SiteChecks) -> Shelf:
     checked = checks.check(False, {})  # warm: only files changed since the last call are read again
     if checked.config is None:
-        lines = [str(finding) for finding in checked.findings]
-        raise DeskError("site_broken", f"content/site.toml has errors: {'; '.join(lines)}", findings=lines)
+        raise site_broken(checked.findings)
     briefs = sorted((record.brief for record in checked.records.values() if record.brief), key=lambda s: s.path)
     problems = [str(finding) for record in checked.manifest_records.values() for finding in record.findings]
     return Shelf(checked.config, checked.manifests, briefs, problems)
@@ -72,8 +71,7 @@ def get_manifest(checks: SiteChecks, manifest_id: str) -> ManifestDetail:
         raise DeskError("unknown_manifest", f"no manifest has the id '{manifest_id[:80]}'{did_you_mean(twin)}: "
                         "list_manifests finds them", did_you_mean=twin)
     manifest = found.manifest
-    citing = [_citing(story, manifest.id) for story in site.briefs
-              if any(entry == manifest.id for entry, _ in story.ledger)]
+    citing = [_citing(story, manifest.id) for story in _cited_by(manifest.id, site.briefs)]
     withdrawn = manifest.retracted
     until = manifest.published + dt.timedelta(days=site.config.manifest_max_age_days)
     usable = [claim.id for claim in manifest.claims if not claim.retracted]
@@ -87,7 +85,7 @@ def get_manifest(checks: SiteChecks, manifest_id: str) -> ManifestDetail:
 
 
 def _summary(site: Shelf, manifest: Manifest) -> ManifestSummary:
-    cited = [story for story in site.briefs if any(entry == manifest.id for entry, _ in story.ledger)]
+    cited = _cited_by(manifest.id, site.briefs)
     return ManifestSummary(
         id=manifest.id, title=manifest.title, source_name=manifest.source.name, source_url=manifest.source.url,
         published=_iso(manifest.published),
@@ -111,7 +109,12 @@ def _words(manifest: Manifest) -> str:
 
 
 def _newsrooms(manifest_id: str, briefs: Iterable[StoryBrief]) -> set[str]:
-    return {story.newsroom for story in briefs if any(entry == manifest_id for entry, _ in story.ledger)}
+    return {story.newsroom for story in _cited_by(manifest_id, briefs)}
+
+
+def _cited_by(manifest_id: str, briefs: Iterable[StoryBrief]) -> list[StoryBrief]:
+    """The stories whose ledger lists this manifest."""
+    return [story for story in briefs if any(entry == manifest_id for entry, _ in story.ledger)]
 
 
 def _offset(cursor: str | None) -> int:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..content.config import CONFIG_NAME, SiteConfig, load_config
-from .errors import DeskError
+from .errors import DeskError, site_broken
 from .recheck import SiteChecks
 
 
@@ -28,8 +28,7 @@ class Desk:
         """site.toml as the checks read it, or a refusal that says what is wrong with it."""
         config, findings = load_config(self.root / "content" / CONFIG_NAME, shown=f"content/{CONFIG_NAME}")
         if config is None:
-            lines = [str(finding) for finding in findings]
-            raise DeskError("site_broken", f"content/site.toml has errors: {'; '.join(lines)}", findings=lines)
+            raise site_broken(findings)
         return config
 
     def may_write(self, tool: str) -> None:
