@@ -410,3 +410,10 @@ def test_a_link_to_a_large_file_is_refused_as_a_link(tmp_path: Path):
     with pytest.raises(DeskError) as refused:
         _read(tmp_path / "story.md", "content/stories/2026-11-22/story.md")
     assert refused.value.code == "bad_path" and "symbolic link" in str(refused.value)
+
+
+def test_a_site_toml_that_cannot_be_read_is_one_refusal_with_its_findings(agent: Agent, site: Path):
+    (site / "content/site.toml").write_text("title = \n", encoding="utf-8")
+    for refused in (agent.call("list_manifests")["error"], agent.call("check_story", text=FIXED)["error"]):
+        assert refused["code"] == "site_broken" and refused["findings"][0].startswith("content/site.toml:1:")
+    assert "so no story can be checked" in agent.call("check_story", text=FIXED)["error"]["message"]
