@@ -169,6 +169,7 @@ class RelatedIndex:
                      and story.newsroom == self.newsrooms[i]}
         moved = ({self.keys[i] for i in words_before if i not in text_only}
                  | {self.keys[i] for i, terms in ranked.items() if terms != self.terms[i]})
+        # what the moved stories reach before the edit; their reach after it joins below, once the index holds it
         affected = set(moved).union(*(self.reach(key) for key in moved), self._sharing(text_only))
         for i, terms in ranked.items():
             _move(self.by_term, i, self.terms[i], terms)
