@@ -28,7 +28,7 @@ from ..engine.state import (
 from ..output.look import LiveLook
 from ..render.dates import iso_z
 from .cache import load_memo_kept
-from .options import ROOT, build_now, finding_line, findings_summary, print_findings, require_site
+from .options import ROOT, build_now, finding_line, findings_summary, os_reason, print_findings, require_site
 
 if TYPE_CHECKING:
     from ..engine.build import Options
@@ -125,7 +125,7 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
         if result.memo is not None:
             save_memo(root, result.memo)
     except (OSError, MemoDamaged) as err:  # the site is built: only the next build's head start is lost
-        why = err.path if isinstance(err, MemoDamaged) else _reason(err, CACHE_DIR)
+        why = err.path if isinstance(err, MemoDamaged) else os_reason(err, CACHE_DIR)
         click.echo(f"warning: the build cache could not be saved ({why}): the next build reads and renders "
                    "everything again", err=True)
     if result.scheduled:
@@ -148,11 +148,7 @@ def _output_errors(target: Path) -> Iterator[None]:
     except (OutputRefused, Locked) as err:
         raise click.ClickException(str(err)) from None
     except OSError as err:
-        raise click.ClickException(f"cannot write {_reason(err, target)}; {target.name}/ left as it was") from None
-
-
-def _reason(err: OSError, where: Path | str) -> str:
-    return f"{err.filename or where}: {err.strerror or err}"
+        raise click.ClickException(f"cannot write {os_reason(err, target)}; {target.name}/ left as it was") from None
 
 
 def scheduled_line(scheduled: list[tuple[str, str, dt.datetime]]) -> str:

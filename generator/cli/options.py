@@ -96,7 +96,12 @@ def writing_files() -> Iterator[None]:
     try:
         yield
     except OSError as err:
-        raise click.ClickException(f"cannot write {err.filename or 'a file'}: {err.strerror or err}") from None
+        raise click.ClickException(f"cannot write {os_reason(err, 'a file')}") from None
+
+
+def os_reason(err: OSError, where: Path | str) -> str:
+    """What the system refused, in a line: the file (else `where`) and why."""
+    return f"{err.filename or where}: {err.strerror or err}"
 
 
 def print_findings(findings: list[Finding], err: bool = False) -> None:
