@@ -185,4 +185,4 @@ declare("LP900", "a template failed to render (reported at the template's line)"
 declare("LP901", "the search index could not be built (a warning: the site is built without search)", "warning")
 
 # the rule modules (importing one registers its rules), and follow and waivers, which run_checks applies
-from . import authors, citations, files, follow, images, ledger, links, manifests, related, repeats, retractions, support, taxonomy, waivers  # noqa: E402,F401,I001
+from . import authors, citations, files, follow, images, ledger, links, manifests, related, repeats, retractions, sentence_rules, support, taxonomy, waivers  # noqa: E402,F401,I001

@@ -1,5 +1,6 @@
 """LP026: a story that rests on a retracted source says so. A manifest or claim marked `retracted` fails every
-story citing it until the story carries a correction naming that manifest (SPEC 6.2)."""
+story citing it until the story carries a correction naming that manifest (SPEC 6.2) and no longer states what
+was withdrawn: a sentence aligned to a retracted claim fails whatever correction the story carries."""
 
 from __future__ import annotations
 
@@ -10,15 +11,20 @@ from dataclasses import dataclass
 from ..content.findings import Finding
 from ..content.models import ManifestFile, Story, StoryBrief
 from . import SiteIndex, rule
+from .sentence_rules import retracted_statements
 
 
 @rule("LP026", "story", "the story cites a retracted manifest or claim and has no correction that acknowledges it",
       passes="no source it cites was retracted without a correction")
 def retracted_sources(story: Story, site: SiteIndex) -> Iterator[Finding]:
+    """A sentence still stating a retracted claim is the finding, wherever the story corrects it; a story that
+    no longer states it needs a correction naming the manifest."""
+    stating = list(retracted_statements(story, site))
+    yield from stating
     corrected = {correction.manifest for correction in story.meta.corrections if correction.manifest}
     for i, entry in enumerate(story.meta.ledger):
         found = site.manifests.get(entry.manifest)
-        if found is None or entry.manifest in corrected:
+        if found is None or entry.manifest in corrected or stating:
             continue
         manifest = found.manifest
         withdrawn = manifest.retracted

@@ -264,7 +264,9 @@ def _inline(token: Token, unit: Unit | None, lines: list[str], offset: int, body
             line, col = place_in_file(token.content, max(seen - 1, 0), row0, lines, offset)
             body.images.append((str(child.attrs.get("src", "")), alt_text(child), line, col))
     if unit is not None:
-        unit.text = (unit.text + " " + "".join(words)).strip()
+        joint = "; " if unit.kind == "row" and unit.text else " "  # a row's cells read apart, each on its own
+        unit.text = (unit.text + joint + "".join(words).strip()).strip() if unit.kind == "row" else (
+            unit.text + " " + "".join(words)).strip()
         unit.source.extend(_source_lines(token.content, row0, lines, offset))
 
 

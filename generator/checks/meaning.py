@@ -1,0 +1,712 @@
+"""Comparing each sentence with the claims it rests on (checks.alignment), within those claims and never across
+the pooled ledger: its figures and dates bound to what they measure, its quotations word for word with their
+speaker, the people and organisations it names, its negations, opposites and hedges, and its superlatives and
+absolutes. What differs is a Disagreement: the rule it breaks, where, and a message that quotes the claim."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+
+from .alignment import Claims, ClaimRef, Place, Sentence
+from .lexicon import lexicon
+from .quantities import Quantity, When, agrees, comparable, converted, weekday
+from .statements import Entity, Statement, claim_statement, read, stem, worth_reading
+
+MIN_FRAME = 1.0     # a figure is bound to a claim's when the words near both weigh this much together
+BIND_MARGIN = 1.5   # a figure the same as a claim's is bound to another claim's only this much more surely...
+MIN_BIND = 2.0      # ...and this surely (two figures bound each to the other's claim: a swap, told on less)
+MIN_CLAUSE = 2      # clauses compared for their sense share at least this many words...
+MIN_CLAUSE_SHARE = 0.5  # ...and this share of the shorter one's
+_ELLIPSIS = re.compile(r"\.\s?\.\s?\.|…")
+_BRACKETS = re.compile(r"\[[^\]]*\]")
+_WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
+_RETRACTION_WORDS = re.compile(r"\b(?:retract|withdr[ae]w|correct(?:ed|ion)|earlier version|erroneous|mistaken|"
+                               r"misstat|misreport|misrecord|since been|no longer stands)", re.IGNORECASE)
+_SPEECH = re.compile(r"\b(?:said|says|told|according to|added|warned|argued|wrote|stated|insisted|noted|explained|"
+                     r"estimated|estimates|projected|forecast|expects|expected|believes|reported|reports)\b", re.I)
+
+
+@dataclass(frozen=True)
+class Disagreement:
+    """A sentence that says something its claims do not: the rule (LP026, LP027, LP031, LP033–LP036), where in
+    the place's text, and the message."""
+
+    code: str
+    start: int
+    end: int
+    message: str
+
+
+@dataclass
+class Context:
+    """What one story's sentences are compared with besides their claims."""
+
+    claims: Claims
+    dates: list[tuple[int, int, int]]    # the published days of the story and of every manifest of its ledger
+    known: dict[str, str]                # the words of the people and organisations its sources name: which
+    ledger: tuple[str, ...]              # its ledger's manifests
+    titled: list[When] = field(default_factory=list)  # the dates and years its manifests' titles give
+
+
+def disagreements(place: Place, context: Context) -> list[Disagreement]:
+    """What each sentence of a place says that its claims do not: at most one finding per word it is about."""
+    found: list[Disagreement] = []
+    listed = context.claims.listed(place.cited)
+    for sentence in place.sentences:
+        if not worth_reading(sentence.text) and not listed:
+            continue
+        mine = _sentence(place, sentence, listed, context)
+        found.extend(Disagreement(d.code, d.start + sentence.start, d.end + sentence.start, d.message) for d in mine)
+    return found
+
+
+def _sentence(place: Place, sentence: Sentence, listed: list[ClaimRef], context: Context) -> list[Disagreement]:
+    claims = sentence.claims
+    if any(ref.retracted for ref in claims[:1]) and place.kind != "correction" and not _RETRACTION_WORDS.search(sentence.text):
+        return [_retracted(sentence, claims[0])]
+    if not worth_reading(sentence.text):
+        return []
+    said = read(sentence.text, context.known)
+    pool = listed or []
+    checks: list[Callable[[], list[Disagreement]]] = [
+        lambda: _quotes(said, claims, place, context),
+        lambda: _figures(said, claims, pool, place, context),
+        lambda: _whens(said, claims, pool, place, context),
+        lambda: _senses(said, claims, pool),
+        lambda: _actors(said, claims, pool),
+        lambda: _superlatives(said, pool, place, context),
+    ]
+    found: list[Disagreement] = []
+    for check in checks:
+        for disagreement in check():
+            if not any(d.start < disagreement.end and disagreement.start < d.end for d in found):
+                found.append(disagreement)
+    return found
+
+
+def _retracted(sentence: Sentence, ref: ClaimRef) -> Disagreement:
+    return Disagreement("LP026", 0, len(sentence.text),
+                        f"the sentence still states claim '{ref.claim_id}' of {ref.named}, which was retracted "
+                        f"(\"{_short(ref.text)}\"): expected the statement removed or rewritten; a correction does "
+                        "not withdraw it while the story still says it")
+
+
+# --- figures -------------------------------------------------------------------------------------------------
+
+def _frame(statement: Statement, offset: int, noun: str = "") -> set[str]:
+    """The words a figure or date is said of: the content words nearest it in its clause, and ("=" and its stem)
+    the noun it counts."""
+    found = statement.window(offset)
+    for word in noun.split():
+        found |= {stem(word), "=" + stem(word)}
+    return found
+
+
+def _bound(frame: set[str], other: set[str], claims: Claims) -> float:
+    """How surely two figures are said of the same thing: the distinctive words near both, and twice over
+    when they count the same noun."""
+    return sum(1.0 if term[0] == "=" else claims.weight(term) for term in frame & other)
+
+
+def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef], place: Place,
+             context: Context) -> list[Disagreement]:
+    judged = []
+    for quantity in said.quantities:
+        if said.quoted(quantity.start) or quantity.derived:
+            continue  # a quotation is compared word for word; a share read off two counts, by its counts
+        frame = _frame(said, quantity.start, quantity.noun)
+        candidates = []
+        for ref in pool:
+            stated = claim_statement(ref.text)
+            for other in stated.quantities:
+                if comparable(quantity, other):
+                    theirs = _frame(stated, other.start, other.noun)
+                    bound = _bound(frame, theirs, context.claims) + 0.5 * (ref in aligned)
+                    candidates.append((bound, agrees(quantity, other), ref, other, frame & theirs))
+        judged.append((quantity, candidates))
+    found, swapped = _swaps(judged)
+    for quantity, candidates in judged:
+        if quantity in swapped:
+            continue
+        if any(c[1] for c in candidates):
+            strict = [c for c in candidates if _strict(quantity, c[3]) or c[1]]
+            problem = _judge(quantity.text, quantity.start, quantity.end, strict,
+                             lambda other: _figure_hint(quantity, other))
+        elif _qualifies(quantity):
+            problem = _elsewhere(quantity, place, context) or _unmatched(quantity, candidates, place, context)
+            if problem is not None and problem.code == "LP031" and _derived(quantity, said, pool, candidates):
+                problem = None
+        else:  # a small count ("two documents") is judged only against a claim's count of the same thing
+            problem = _unmatched(quantity, [c for c in candidates if any(t[0] == "=" for t in c[4])], place, context)
+        if problem is not None:
+            found.append(problem)
+    return found
+
+
+def _swaps(judged: list) -> tuple[list[Disagreement], set]:
+    """Two figures of a sentence exchanged: each is the value of a claim's figure, and each is said of what the
+    other's claim figure is said of ("property tax 22% and sales tax 38%" where the claims say 38% and 22%)."""
+    found, swapped = [], set()
+    for i, (first, first_candidates) in enumerate(judged):
+        for second, second_candidates in judged[i + 1:]:
+            if first in swapped or second in swapped or first.unit != second.unit or first.value == second.value:
+                continue
+            pair = _crossed(first_candidates, second_candidates)
+            if pair is not None:
+                (ref, stated_first), (_, stated_second) = pair
+                swapped |= {first, second}
+                found.append(Disagreement("LP031", first.start, second.end,
+                                          f"the sentence swaps '{first.text}' and '{second.text}': the claims give "
+                                          f"'{stated_second.text}' to what it gives '{first.text}' ({ref.named}: "
+                                          f"\"{_short(ref.text)}\"): expected each figure with what it measures"))
+    return found, swapped
+
+
+def _crossed(first: list, second: list):
+    for a in (c for c in first if c[1]):
+        for b in (c for c in second if c[1]):
+            if a[3] is b[3]:
+                continue
+            into_b = next((c[0] for c in first if c[3] is b[3]), None)
+            into_a = next((c[0] for c in second if c[3] is a[3]), None)
+            if into_b is None or into_a is None:
+                continue
+            if into_b > a[0] and into_a > b[0] and (into_b - a[0]) + (into_a - b[0]) >= BIND_MARGIN:
+                return (b[2], b[3]), (a[2], a[3])
+    return None
+
+
+def _strict(said: Quantity, stated: Quantity) -> bool:
+    """Whether a claim's figure is of the very kind of the sentence's (the same unit, or units of one
+    dimension), so that a different value is a change, not another fact: a plain count and a sum of money, or a
+    count and a distance, are other facts."""
+    if said.unit == stated.unit:
+        return said.unit != "share" or said.words == stated.words
+    return said.physical and stated.physical or {said.unit, stated.unit} == {"share", "%"} and said.words
+
+
+def _unmatched(quantity: Quantity, candidates: list, place: Place, context: Context) -> Disagreement | None:
+    """A figure no claim supports: reported against the claim figure of its kind it is bound to ("89 cases"
+    where the claim counts 98 cases); a figure by LP031's definition also when none is, as stated by no claim."""
+    strict = [c for c in candidates if _strict(quantity, c[3])]
+    if strict:
+        best = max(strict, key=lambda c: c[0])
+        if best[0] >= MIN_FRAME or _qualifies(quantity):
+            if best[0] < MIN_FRAME:
+                best = min(strict, key=lambda c: _distance(quantity.text, c[3]))
+            return _changed(quantity.text, quantity.start, quantity.end, best, _figure_hint(quantity, best[3]))
+    if not _qualifies(quantity):
+        return None
+    return Disagreement("LP031", quantity.start, quantity.end, f"figure '{quantity.text}' is in none of the claims "
+                        f"{_cited(place, context)}: expected the value, unit and scale a cited claim states")
+
+
+def _qualifies(quantity: Quantity) -> bool:
+    """A figure by LP031's first definition: three or more digits, a decimal, a unit, a currency, a scale; or a
+    share ("three in five")."""
+    if quantity.unit == "share":
+        return not quantity.derived
+    if quantity.words:
+        return False
+    digits = sum(c.isdigit() for c in quantity.text)
+    return digits >= 3 or quantity.unit not in ("", "share") or "." in quantity.text or quantity.value >= 100
+
+
+def _judge(text: str, start: int, end: int, candidates: list, hint) -> Disagreement | None:
+    """Among a figure's candidates in the claims (bound, agrees, claim, figure), one of which agrees: none when
+    an agreeing one binds about as well as the best bound; else the best bound one, whose value the sentence
+    gave another's."""
+    if not candidates:
+        return None
+    best = max(candidates, key=lambda c: c[0])
+    closest = max((c for c in candidates if c[1]), key=lambda c: c[0], default=None)
+    if best[1] or best[0] < MIN_BIND:
+        return None
+    if closest is not None and best[0] < closest[0] + BIND_MARGIN + (closest[2] is best[2]):
+        return None  # (two figures of one claim, "9.5%, up from 8.1%", are told apart less surely)
+    return _changed(text, start, end, best, hint(best[3]))
+
+
+def _changed(text: str, start: int, end: int, candidate, hint: str) -> Disagreement:
+    ref, other = candidate[2], candidate[3]
+    return Disagreement("LP031", start, end, f"the sentence says '{text}' where the claim it rests on says "
+                        f"'{other.text}' ({ref.named}: \"{_short(ref.text)}\"): expected {hint}")
+
+
+def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidates: list) -> bool:
+    """A figure the reporter worked out from two of the claims' (a sum, a difference, a share of one in the other,
+    a change in percent or in points, a half or a double where the sentence says so), unless it is bound to a
+    claim's figure of its kind that says otherwise."""
+    if any(c[0] >= MIN_BIND and _strict(quantity, c[3]) and any(t[0] == "=" for t in c[4]) for c in candidates):
+        return False
+    figures = [q for ref in pool for q in claim_statement(ref.text).quantities if not q.derived]
+    figures += [q for q in said.quantities if q is not quantity and not q.derived and q.unit == quantity.unit]
+    values: list[float] = []
+    shares: list[float] = []  # shares worked out: judged as a share written for them is (a hedge, a point or two)
+    for a in figures:
+        if said.text.lower().count("half") and a.unit == quantity.unit:
+            values.append(a.value / 2)
+        if ("double" in said.text.lower() or "twice" in said.text.lower()) and a.unit == quantity.unit:
+            values.append(a.value * 2)
+        for b in figures:
+            if a is b or not b.value:
+                continue
+            if (a.unit == b.unit == quantity.unit or a.unit == b.unit and quantity.unit == "") and min(
+                    abs(a.value), abs(b.value)) >= 0.05 * abs(quantity.value):
+                values += [a.value + b.value, abs(a.value - b.value)]
+            if a.unit == b.unit and quantity.unit in ("%", "share") and a.unit not in ("%", "share"):
+                share = a.value / b.value
+                if quantity.unit == "share" and 0 < share < 1:
+                    shares.append(share)
+                values += [share * 100 if quantity.unit == "%" else share, (a.value - b.value) / b.value * 100]
+            if a.unit == b.unit == "%" and quantity.unit in ("pp", "%", ""):
+                values.append(abs(a.value - b.value))
+            if a.unit == b.unit == "%" and quantity.unit == "share" and a.value + b.value < 100:
+                shares.append((a.value + b.value) / 100)
+            if a.unit == b.unit and quantity.unit == "x" and a.unit not in ("%", "share"):
+                values.append(a.value / b.value)
+    if any(agrees(quantity, Quantity(0, 0, "", share, "share")) for share in shares):
+        return True
+    step = quantity.coarse if quantity.hedge else quantity.precision
+    points = {"below": -1, "under": -1, "above": 1, "over": 1, "least": 1}.get(quantity.hedge, 0)
+    return any(abs(quantity.value - value) <= step / 2 + 0.005 * abs(value) + 1e-9
+               and (value - quantity.value) * points >= 0 for value in values)
+
+
+def _distance(text: str, other) -> float:
+    return 1 - difflib.SequenceMatcher(None, text, other.text).ratio()
+
+
+def _figure_hint(said: Quantity, stated: Quantity) -> str:
+    if said.physical and stated.physical and said.unit != stated.unit and "degree" not in (said.unit, stated.unit):
+        value = converted(stated.value, stated.unit, said.unit)
+        if value is not None:
+            return f"{stated.text}, or about {_round(value, said)} in the sentence's unit"
+    if said.hedge in ("over", "above", "under", "below", "least"):
+        return f"{stated.text}, or a hedge that points from the claim's value the right way"
+    if said.unit == "share":
+        return f"{stated.text}, or a share that matches it"
+    return f"{stated.text}, or the claim's value rounded to what the sentence writes, with a hedge"
+
+
+def _round(value: float, like: Quantity) -> str:
+    step = like.coarse if like.coarse > 1 else 1
+    return f"{round(value / step) * step:,.0f}" if step >= 1 else f"{value:.1f}"
+
+
+def _elsewhere(quantity: Quantity, place: Place, context: Context) -> Disagreement | None:
+    """A figure stated only by a claim the ledger does not list (LP027), or only by another manifest's claim."""
+    claims = context.claims
+    for ref in claims.unlisted(place.cited):
+        if any(comparable(quantity, other) and agrees(quantity, other) for other in claim_statement(ref.text).quantities):
+            return _unlisted(quantity.start, quantity.end, f"'{quantity.text}'", ref)
+    others = [manifest for manifest in context.ledger if manifest not in place.cited]
+    for ref in claims.listed(others):
+        if any(comparable(quantity, other) and agrees(quantity, other) for other in claim_statement(ref.text).quantities):
+            return Disagreement("LP031", quantity.start, quantity.end,
+                                f"figure '{quantity.text}' is stated by claim '{ref.claim_id}' of {ref.named}, which "
+                                f"the {place.kind} does not cite: expected [cites: {ref.manifest_id}]")
+    return None
+
+
+def _unlisted(start: int, end: int, what: str, ref: ClaimRef) -> Disagreement:
+    return Disagreement("LP027", start, end,
+                        f"{what} rests on claim '{ref.claim_id}' of {ref.named} (\"{_short(ref.text)}\"), which the "
+                        f"ledger does not list: expected it in the ledger, e.g. claims: [..., \"{ref.claim_id}\"]")
+
+
+def _cited(place: Place, context: Context) -> str:
+    if set(place.cited) == set(context.ledger) and place.kind in ("title", "description", "heading", "caption"):
+        return "the ledger uses"
+    return f"the ledger uses from {', '.join(place.cited)}"
+
+
+# --- dates ---------------------------------------------------------------------------------------------------
+
+def _whens(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef], place: Place,
+           context: Context) -> list[Disagreement]:
+    """Each date and period against the claims': bound to the one its words are said of, else stated by none;
+    a date may also be the day a cited source or the story was published, unless a claim dates what the
+    sentence speaks of otherwise."""
+    found = []
+    year = context.dates[0][0] if context.dates else None
+    for when in said.whens:
+        if said.quoted(when.start):
+            continue
+        frame = _frame(said, when.start)
+        candidates = []
+        for ref in pool:
+            stated = claim_statement(ref.text)
+            for other in stated.whens:
+                verdict = _when_agrees(when, other, year)
+                if verdict is not None:
+                    bound = _bound(frame, _frame(stated, other.start), context.claims) + 0.5 * (ref in aligned)
+                    candidates.append((bound, verdict, ref, other))
+        published = any(_published_agrees(when, day) for day in context.dates) or any(
+            _when_agrees(when, other, year) for other in context.titled)
+        hint = lambda other: f"{other.text}, as the claim dates it"  # noqa: E731
+        if any(c[1] for c in candidates):
+            problem = _judge(when.text, when.start, when.end, candidates, hint)
+        else:
+            best = max(candidates, key=lambda c: c[0], default=None)
+            problem = None
+            if best is not None and best[0] >= MIN_FRAME and not (published and _speech(said, when)):
+                problem = _changed(when.text, when.start, when.end, best, hint(best[3]))
+            elif not published and when.kind not in ("season", "time"):
+                problem = Disagreement("LP031", when.start, when.end, f"date '{when.text}' is in none of the claims "
+                                       f"{_cited(place, context)}, nor the published date of a cited manifest or "
+                                       "of the story: expected a date as a cited claim states it")
+        if problem is not None:
+            found.append(problem)
+    return found
+
+
+def _speech(said: Statement, when: When) -> bool:
+    """A date in a clause about saying or publishing ("said on Tuesday") may be the day the source spoke."""
+    clause = said.clause_at(when.start)
+    text = " ".join(t.text for t in said.tokens if t.clause == clause)
+    return bool(_SPEECH.search(text)) or bool(re.search(r"\b(?:publish|releas|announc|issu|post|file)", text, re.I))
+
+
+def _when_agrees(said: When, stated: When, year: int | None) -> bool | None:
+    """Whether a claim's date or period states a sentence's (None: not of a kind to compare)."""
+    kind, value = said.kind, said.value
+    other, got = stated.kind, stated.value
+    if kind == "date":
+        if other == "date":
+            return value[1:] == got[1:] and (value[0] is None or got[0] is None or value[0] == got[0])
+        return None
+    if kind == "month":
+        if other in ("date", "month"):
+            months = got[1]
+            return value[1] == months and (value[0] is None or got[0] is None or value[0] == got[0])
+        return None
+    if kind == "year":
+        if other == "year":
+            return value == got
+        if other in ("date", "month"):
+            return None if got[0] is None else value[0] == got[0]
+        if other == "fiscal":
+            return value[0] in got
+        return None
+    if kind == "weekday":
+        if other == "weekday":
+            return value == got
+        if other == "date":
+            found = weekday(got, year)
+            return None if found is None else found == value[0]
+        return None
+    if kind in ("quarter", "half", "season", "fiscal", "time"):
+        if other == kind:
+            return value == got
+        if kind == "quarter" and other in ("date", "month"):
+            return (got[1] - 1) // 3 + 1 == value[0]
+        return None
+    return None
+
+
+def _published_agrees(when: When, day: tuple[int, int, int]) -> bool:
+    kind, value = when.kind, when.value
+    if kind == "date":
+        return value[1:] == day[1:] and value[0] in (None, day[0])
+    if kind == "weekday":
+        return weekday((day[0], day[1], day[2]), None) == value[0]
+    if kind == "month":
+        return value[1] == day[1] and value[0] in (None, day[0])
+    if kind == "year":
+        return value[0] == day[0]
+    return False
+
+
+# --- quotations ----------------------------------------------------------------------------------------------
+
+def _quotes(said: Statement, aligned: tuple[ClaimRef, ...], place: Place, context: Context) -> list[Disagreement]:
+    found = []
+    claims = context.claims
+    others = [manifest for manifest in context.ledger if manifest not in place.cited]
+    sources = [*claims.listed(place.cited), *claims.unlisted(place.cited), *claims.listed(others)]
+    for quote in said.quotes:
+        fragments = _fragments(quote.text)
+        if not fragments:
+            continue
+        home = next((ref for ref in sources if _contains(_normal(ref.text), fragments)), None)
+        if home is None:
+            if len(fragments) == 1 and len(fragments[0]) <= 2 and any(
+                    _contains(_normal(ref.title), fragments) for ref in sources):
+                continue  # a title quoted
+            found.append(_misquoted(quote, fragments, sources))
+            continue
+        if not home.listed:
+            found.append(_unlisted(quote.start, quote.end, f"the quotation \"{_short(quote.text)}\"", home))
+            continue
+        speaker = _speaker(said, quote, home, context)
+        if speaker is not None:
+            found.append(speaker)
+    return found
+
+
+def _normal(text: str) -> list[str]:
+    return [word.lower().replace("’", "'") for word in _WORD.findall(text)]
+
+
+def _fragments(text: str) -> list[list[str]]:
+    """A quotation's words, cut where an ellipsis or a [bracketed] insertion stands."""
+    parts = _BRACKETS.split(text)
+    return [words for part in parts for piece in _ELLIPSIS.split(part) if (words := _normal(piece))]
+
+
+def _contains(words: list[str], fragments: list[list[str]]) -> bool:
+    """Whether each fragment stands in `words`, in order."""
+    at = 0
+    for fragment in fragments:
+        size = len(fragment)
+        for start in range(at, len(words) - size + 1):
+            if words[start:start + size] == fragment:
+                at = start + size
+                break
+        else:
+            return False
+    return True
+
+
+def _misquoted(quote, fragments: list[list[str]], sources: list[ClaimRef]) -> Disagreement:
+    words = [word for fragment in fragments for word in fragment]
+    best, ratio = None, 0.0
+    for ref in sources:
+        claim = _normal(ref.text)
+        matcher = difflib.SequenceMatcher(None, words, claim, autojunk=False)
+        blocks = sum(block.size for block in matcher.get_matching_blocks())
+        score = blocks / max(len(words), 1)
+        if score > ratio:
+            best, ratio = ref, score
+    if best is not None and ratio >= 0.6 and len(words) >= 3:
+        said, stated = _difference(words, _normal(best.text))
+        return Disagreement("LP034", quote.start, quote.end,
+                            f"the quotation differs from the claim it comes from: the claim says '{stated}', the "
+                            f"sentence quotes '{said}' ({best.named}: \"{_short(best.text)}\"): expected the words "
+                            "as they were said (an ellipsis for a cut, [brackets] for a word added)")
+    return Disagreement("LP034", quote.start, quote.end,
+                        f"no claim of the manifests cited contains the quotation \"{_short(quote.text)}\": expected "
+                        "words a cited claim quotes, word for word")
+
+
+def _difference(words: list[str], claim: list[str]) -> tuple[str, str]:
+    """The first run of words a quotation changed, and what the claim has there."""
+    matcher = difflib.SequenceMatcher(None, words, claim, autojunk=False)
+    blocks = matcher.get_matching_blocks()
+    start = blocks[0]
+    if start.size and start.a == 0:
+        claim_start = start.b
+    else:
+        claim_start = max(0, start.b - start.a)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag != "equal" and j1 >= claim_start and i1 < len(words):
+            said = " ".join(words[max(0, i1 - 1):min(len(words), i2 + 1)])
+            stated = " ".join(claim[max(0, j1 - 1):j2 + 1])
+            return said, stated
+    return " ".join(words), " ".join(claim)
+
+
+def _speaker(said: Statement, quote, home: ClaimRef, context: Context) -> Disagreement | None:
+    """A quotation given to a named person or organisation must be given to the one the claim gives it to."""
+    given = _named(said, outside_quotes=True)
+    stated = _named(claim_statement(home.text), outside_quotes=True)
+    for kind in ("person", "organisation"):
+        mine, theirs = given.get(kind), stated.get(kind)
+        if mine and theirs and not _same(mine, theirs, _outside_quotes(home.text)):
+            return Disagreement("LP034", quote.start, quote.end,
+                                f"the sentence gives these words to '{mine[0].text}', the claim to "
+                                f"'{theirs[0].text}' ({home.named}: \"{_short(home.text)}\"): expected the speaker "
+                                "the claim names")
+    return None
+
+
+def _outside_quotes(text: str) -> str:
+    return re.sub(r"[\"“”][^\"“”]*[\"“”]", " ", text)
+
+
+def _named(statement: Statement, outside_quotes: bool = False, clause: int | None = None) -> dict[str, list[Entity]]:
+    found: dict[str, list[Entity]] = {}
+    for entity in statement.entities:
+        if outside_quotes and statement.quoted(entity.start) or clause is not None and entity.clause != clause:
+            continue
+        found.setdefault(entity.kind, []).append(entity)
+    return found
+
+
+def _same(mine: list[Entity], theirs: list[Entity], text: str = "") -> bool:
+    """Whether two texts name one of the same people or organisations (by any word of the name: "Ruiz" is "Ana
+    Ruiz"), or the claim's `text` names one the sentence does, in any words. An organisation named only by what
+    it is ("the council") may be any named one: it differs only from another named so ("the association")."""
+    if any(entity.generic for entity in mine) != any(entity.generic for entity in theirs):
+        return True
+    words = set().union(*(entity.words for entity in theirs)) | set(_normal(text))
+    return any(entity.words & words for entity in mine)
+
+
+# --- actors --------------------------------------------------------------------------------------------------
+
+def _actors(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef]) -> list[Disagreement]:
+    """A clause that names a person or organisation where the claim clause it matches names another."""
+    refs = list(aligned) or pool
+    for index, clause in enumerate(said.clauses):
+        named = _named(said, outside_quotes=True, clause=index)
+        if not named:
+            continue
+        match = _matching_clause(clause, refs)
+        if match is None:
+            continue
+        ref, other = match
+        stated = claim_statement(ref.text)
+        theirs_all = _named(stated, outside_quotes=True, clause=stated.clauses.index(other))
+        for kind, mine in named.items():
+            theirs = theirs_all.get(kind)
+            if theirs and not _same(mine, theirs, ref.text):
+                entity = mine[0]
+                return [Disagreement("LP036", entity.start, entity.start + len(entity.text),
+                                     f"the sentence names '{entity.text}' where the claim it rests on names "
+                                     f"'{theirs[0].text}' ({ref.named}: \"{_short(ref.text)}\"): expected who the "
+                                     "claim says said or did it")]
+    return []
+
+
+# --- senses: negation, opposites, certainty ------------------------------------------------------------------
+
+def _senses(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef]) -> list[Disagreement]:
+    refs = list(aligned) or pool
+    if not refs:
+        return []
+    combined = len({ref.manifest_id for ref in aligned}) > 1  # what one source proposes, another may say was done
+    found = []
+    for index, clause in enumerate(said.clauses):
+        if len(clause.stems) < MIN_CLAUSE:
+            continue
+        match = _matching_clause(clause, refs)
+        if match is None:
+            continue
+        ref, other = match
+        problem = _opposed(said, index, clause, other, ref, combined)
+        if problem is not None:
+            found.append(problem)
+    return found
+
+
+def _matching_clause(clause, refs: list[ClaimRef]):
+    """The clause of the claims that says most of what this one says (shares most words), if one shares enough."""
+    best, best_shared = None, 0
+    for ref in refs:
+        for other in claim_statement(ref.text).clauses:
+            shared = len(clause.stems & other.stems)
+            if shared > best_shared:
+                best, best_shared = (ref, other), shared
+    if best is None or best_shared < MIN_CLAUSE:
+        return None
+    smaller = min(len(clause.stems), len(best[1].stems))
+    return best if best_shared >= MIN_CLAUSE_SHARE * smaller else None
+
+
+def _negations(statement: Statement) -> int:
+    return sum(clause.negations for clause in statement.clauses)
+
+
+def _opposed(said: Statement, index: int, clause, other, ref: ClaimRef, combined: bool) -> Disagreement | None:
+    """A clause that turns its claim clause round: an opposite word (after its negations), a negation alone
+    where the two say the same otherwise, or a hedge dropped."""
+    start, end = _clause_span(said, index)
+    sign = -1 if clause.negations % 2 else 1
+    other_sign = -1 if other.negations % 2 else 1
+    for name, side in clause.senses.items():
+        theirs = other.senses.get(name)
+        if not side or not theirs:
+            continue
+        if side != theirs:
+            mine, stated = clause.sense_words[name], other.sense_words[name]
+            return Disagreement("LP033", start, end,
+                                f"the sentence says '{mine}' where the claim it rests on says '{stated}' "
+                                f"({ref.named}: \"{_short(ref.text)}\"): expected what the claim states")
+    if sign != other_sign and not (set(clause.senses) & set(other.senses)) and _close(clause, other, both=True) and (
+            _negations(said) % 2 != _negations(claim_statement(ref.text)) % 2):
+        what = "a negation the claim does not make" if sign < 0 else "no negation where the claim has one"
+        return Disagreement("LP033", start, end, f"the sentence has {what} ({ref.named}: \"{_short(ref.text)}\"): "
+                            "expected what the claim states, not its opposite")
+    if sign == other_sign and not combined and _close(clause, other, both=True) and _overstated(said, clause, other):
+        return Disagreement("LP033", start, end,
+                            f"the sentence states as {'done' if clause.done else 'certain'} what the claim gives as "
+                            f"{'possible or proposed' if other.possible else 'intended'} ({ref.named}: "
+                            f"\"{_short(ref.text)}\"): expected the claim's hedge (may, could, proposes, plans)")
+    return None
+
+
+def _overstated(said: Statement, clause, other) -> bool:
+    """A possibility (may, proposes) stated as what will be or was; an intention (plans to) as what was done."""
+    if said.hedged:
+        return False
+    if other.possible:
+        return clause.asserts or clause.done
+    return other.intends and not other.done and clause.done and not said.attributes
+
+
+def _close(clause, other, both: bool = False) -> bool:
+    """Whether two clauses say nearly the same: most of the shorter one's words (of each, with `both`) shared."""
+    shared = len(clause.stems & other.stems)
+    sizes = (len(clause.stems), len(other.stems))
+    return shared >= 2 and shared >= 0.6 * (max(sizes) if both else min(sizes))
+
+
+def _clause_span(said: Statement, index: int) -> tuple[int, int]:
+    tokens = [t for t in said.tokens if t.clause == index and t.word not in ",;:()"]
+    if not tokens:
+        return 0, len(said.text)
+    return tokens[0].start, tokens[-1].start + len(tokens[-1].text)
+
+
+# --- superlatives and absolutes ------------------------------------------------------------------------------
+
+_TALLY = re.compile(r"\b\d+\s*(?:-|–|to)\s*0\b|\bunanimous")
+
+
+def _superlatives(said: Statement, pool: list[ClaimRef], place: Place, context: Context) -> list[Disagreement]:
+    """A superlative or absolute must be one a cited claim states (one of the same group of lexicon.yaml); a
+    hedged sentence ("may be the first") states none."""
+    if said.hedged:
+        return []
+    found = []
+    words = lexicon()
+    for kind, marks, groups in (("superlative", said.superlatives, words.superlatives),
+                                ("absolute", said.absolutes, words.absolutes)):
+        for group, (text, at) in marks.items():
+            if any(_states(ref.text, groups[group]) for ref in pool):
+                continue
+            if kind == "absolute" and text.lower().startswith("unanim") and any(_TALLY.search(r.text) for r in pool):
+                continue  # a vote of 5-0 is unanimous
+            unlisted = next((ref for ref in context.claims.unlisted(place.cited) if _states(ref.text, groups[group])), None)
+            if unlisted is not None:
+                found.append(_unlisted(at, at + len(text), f"'{text}'", unlisted))
+                continue
+            found.append(Disagreement("LP035", at, at + len(text),
+                                      f"'{text}' is not stated by the claims {_cited(place, context)}: expected "
+                                      f"{'a superlative' if kind == 'superlative' else 'an absolute'} only where a "
+                                      "cited claim states it"))
+    return found
+
+
+def _states(text: str, group) -> bool:
+    tokens = _normal(text)
+    return any(group.find(tokens, i) for i in range(len(tokens)))
+
+
+def _short(text: str, size: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= size else text[:size - 1].rstrip() + "…"
+
+
+def published_days(moments: Iterable) -> list[tuple[int, int, int]]:
+    import datetime as dt
+    days = []
+    for moment in moments:
+        for day in {moment.date(), moment.astimezone(dt.timezone.utc).date()}:
+            days.append((day.year, day.month, day.day))
+    return days

@@ -1,0 +1,363 @@
+"""What a sentence or a claim states, read closely enough to compare the two (checks.meaning): its words in
+clauses, its quantities and dates (checks.quantities), the people and organisations it names, what it quotes,
+and the words that turn its meaning: negations, opposites, hedges, superlatives and absolutes (lexicon.yaml).
+A claim is read once per process; a sentence only when it holds something to compare (`worth_reading`)."""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+import snowballstemmer
+from stop_words import get_stop_words
+
+from .lexicon import Lexicon, lexicon
+from .quantities import Quantity, When, quantities
+
+_STEMMER = snowballstemmer.stemmer("english")
+_STOP = frozenset(get_stop_words("en")) | {"said", "says", "also", "would", "will", "per", "cent", "percent"}
+# The words that carry no content of their own, for reading a clause closely (stop_words' list, which alignment
+# uses, also drops words such as "highest", "year" and "number", which say what a figure is of).
+_FUNCTION = frozenset("""a an the this that these those it its it's he him his she her hers they them their theirs
+we us our ours you your yours i me my mine who whom whose which what where when why how there here of in on at by
+for with from to into onto over under about above below between among through during before after since until
+till upon within without against toward towards across along around behind beyond than as and or but nor so if
+then else because while whereas although though whether be is am are was were been being have has had having do
+does did done will would shall should can could may might must also just very too quite rather such some any
+each both either neither other another own same more most much many few several lot lots one's said says say
+told per cent percent""".split())
+# Numbers whole (12,500 and 3.2 are one token), words with their inner hyphens and apostrophes, and the marks
+# that end a clause.
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:[-'’][^\W_]+)*|[^\W_]+|[;:,()\[\]\u2014\u2013?!]")
+_BREAKS = frozenset(";:,()[]\u2014\u2013?!")
+_JOINS = frozenset({"but", "while", "whereas", "although", "though", "however", "and", "or", "which",
+                    "who", "whose", "where", "when", "after", "before", "because", "since", "as", "than", "so",
+                    "that", "if", "unless", "until", "whether"})
+_QUOTE = re.compile(r"[\"“”]([^\"“”]{1,2000})[\"“”]|(?<![\w’'])[‘']([^‘’'\n]{2,2000}?)[’'](?![\w‘’'])")
+_MARKS = re.compile(r"[\d\"“”‘’]|\w [A-Z]")
+_NUMBERS = frozenset("two three four five six seven eight nine ten twelve twenty fifty hundred".split())
+_LINKS = frozenset({"of", "for", "and", "&", "de", "la", "van", "von", "der", "du", "le"})  # inside a name
+
+
+def worth_reading(text: str) -> bool:
+    """Whether a sentence holds anything the meaning checks compare: a digit, a quotation mark, a capitalised
+    word after the first, or a word of lexicon.yaml."""
+    if _MARKS.search(text):
+        return True
+    return not lexicon().marked.isdisjoint(_TOKEN.findall(text.lower()))
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def stem(word: str) -> str:
+    return _STEMMER.stemWord(word)
+
+
+@dataclass(frozen=True)
+class Token:
+    text: str    # as written
+    word: str    # lower-cased, curly apostrophes straightened
+    start: int
+    clause: int
+
+
+@dataclass(frozen=True)
+class Quote:
+    start: int
+    end: int
+    text: str    # as written, between the marks
+
+
+@dataclass(frozen=True)
+class Entity:
+    """A person or an organisation a text names: its words (lower-cased; a person's without titles), where it
+    starts; `generic` when named only by what it is ("the association")."""
+
+    kind: str    # "person" | "organisation"
+    words: frozenset[str]
+    start: int
+    text: str
+    clause: int
+    generic: bool = False
+
+
+@dataclass
+class Clause:
+    """One clause of a text: its content stems, and the marks of meaning it holds."""
+
+    stems: set[str] = field(default_factory=set)
+    negations: int = 0
+    senses: dict[str, int] = field(default_factory=dict)   # opposites entry -> +1 / -1 (0: both), negations applied
+    sense_words: dict[str, str] = field(default_factory=dict)
+    possible: bool = False   # hedges: may, could, proposes
+    intends: bool = False    # plans, expects, will
+    asserts: bool = False    # will, approved: says it is or will be so
+    done: bool = False       # approved, has: says it is done
+
+
+@dataclass
+class Statement:
+    """A text read closely. Offsets are into `text`."""
+
+    text: str
+    tokens: list[Token]
+    clauses: list[Clause]
+    quantities: list[Quantity]
+    whens: list[When]
+    quotes: list[Quote]
+    entities: list[Entity]
+    superlatives: dict[int, tuple[str, int]]   # lexicon group -> (word as written, offset)
+    absolutes: dict[int, tuple[str, int]]
+    attributes: bool = False   # says who said it (said, according to)
+    hedged: bool = False       # a clause hedges (may, could, if, plans, expects)
+
+    def clause_at(self, offset: int) -> int:
+        """The clause of the token at or before this offset."""
+        found = 0
+        for token in self.tokens:
+            if token.start > offset:
+                break
+            found = token.clause
+        return found
+
+    def quoted(self, offset: int) -> bool:
+        return any(quote.start <= offset < quote.end for quote in self.quotes)
+
+    def window(self, offset: int, size: int = 2) -> set[str]:
+        """The stems of the content words nearest a place in the text, `size` on each side in its clause: what
+        a figure or date there is said of; when its clause has none, all the text's (a table's cell is said of
+        its row)."""
+        clause = self.clause_at(offset)
+        before = [t for t in self.tokens if t.start < offset and _near(t.word)]
+        after = [t for t in self.tokens if t.start > offset + 1 and _near(t.word)]
+        own_before = [t for t in before if t.clause == clause][-size:]
+        own_after = [t for t in after if t.clause == clause][:size]
+        if own_before or own_after:
+            return {_term(t.word) for t in (*own_before, *own_after)}
+        return {_term(t.word) for t in (*before, *after)}
+
+
+def _near(word: str) -> bool:
+    """A word that says what a figure near it is of: a content word, or another number (a year, "Route 14")."""
+    return _content(word) or word[0].isdigit()
+
+
+def _term(word: str) -> str:
+    return "#" + word.replace(",", "") if word[0].isdigit() else stem(word)
+
+
+def _content(word: str) -> bool:
+    return word not in _FUNCTION and not word[0].isdigit() and len(word) > 1 and word not in _BREAKS
+
+
+def content_stems(text: str) -> frozenset[str]:
+    """The stems of a text's words that are not stop words or numbers: what alignment compares."""
+    return frozenset(stem(word) for word in _TOKEN.findall(text.lower().replace("’", "'"))
+                     if word not in _STOP and _content(word))
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def claim_statement(text: str) -> Statement:
+    """A claim as read: claims are cited by many stories, each is read once."""
+    return read(text)
+
+
+def read(text: str, known: Mapping[str, str] | None = None) -> Statement:
+    """Read a text closely. `known`: the words of the people and organisations its sources name, and which each
+    is (a name a sentence gives alone, "Ruiz", is one of them)."""
+    known = known or {}
+    words = lexicon()
+    tokens = _tokens(text)
+    quotes = _quotes(text)
+    clauses = [Clause() for _ in range(tokens[-1].clause + 1)] if tokens else [Clause()]
+    lowered = [token.word for token in tokens]
+    superlatives: dict[int, tuple[str, int]] = {}
+    absolutes: dict[int, tuple[str, int]] = {}
+    attributes = False
+    skip_to = 0  # a phrase that is no negation ("not only") covers the tokens before this one
+    for i, token in enumerate(tokens):
+        clause = clauses[token.clause]
+        word = token.word
+        if word in _BREAKS:
+            continue
+        if _content(word):
+            clause.stems.add(stem(word))
+        elif word[0].isdigit():
+            clause.stems.add("#" + word.replace(",", ""))  # a number says which fact a clause is about
+        if word.endswith("n't") and i >= skip_to:
+            clause.negations += 1
+        if word not in words.index or i < skip_to:
+            continue
+        in_quote = bool(quotes) and any(quote.start <= token.start < quote.end for quote in quotes)
+        counted: set[str] = set()  # each kind of list counts the longest entry at a token, once
+        for key, length in words.at(lowered, i):
+            kind = key[0]
+            if kind in counted:
+                continue
+            counted.add(kind)
+            if kind == "not_negation":
+                skip_to = i + length
+                break
+            if kind == "negator":
+                clause.negations += 1
+            elif kind == "opposite":
+                negated = _negated(tokens, i, words)
+                side = -key[2] if negated else key[2]
+                before = clause.senses.get(key[1])
+                clause.senses[key[1]] = side if before in (None, side) else 0
+                clause.sense_words.setdefault(key[1], "not " * negated + " ".join(t.text for t in tokens[i:i + length]))
+                counted.discard(kind)  # (a word may be in several entries)
+            elif kind in ("possible", "intends", "asserts", "done"):
+                setattr(clause, kind, True)
+            elif kind == "attributes":
+                attributes = True
+            elif not in_quote and _superlative(lowered, i, length, words):
+                found = superlatives if kind == "superlative" else absolutes
+                found.setdefault(key[1], (" ".join(t.text for t in tokens[i:i + length]), token.start))
+    found, whens = quantities(text, frozenset(lowered))
+    return Statement(text, tokens, clauses, found, whens, quotes, _entities(tokens, words, known), superlatives,
+                     absolutes, attributes, any(clause.possible or clause.intends for clause in clauses))
+
+
+def _negated(tokens: list[Token], i: int, words: Lexicon) -> bool:
+    """Whether a negation stands just before the word at i, in its clause ("did not approve", "has never been
+    approved"): what the word says is then turned round."""
+    lowered = [token.word for token in tokens]
+    for j in range(i - 1, max(-1, i - 5), -1):
+        if tokens[j].clause != tokens[i].clause:
+            return False
+        if lowered[j].endswith("n't") or words.negators.find(lowered, j) and not words.not_negation.find(lowered, j):
+            return True
+    return False
+
+
+def _superlative(lowered: list[str], i: int, length: int, words: Lexicon) -> bool:
+    """Whether the entry at token i reads as a superlative or absolute: "first quarter", "the council's record",
+    "only 12", "not all" and "all of that" do not."""
+    word = lowered[i]
+    before = lowered[i - 1] if i else ""
+    after = lowered[i + length] if i + length < len(lowered) else ""
+    if before in ("not", "nearly", "almost", "virtually", "practically", "near"):
+        return False
+    if lowered[i:i + 2] == ["the", "most"]:
+        return length == 2 and after[:1].isalpha() and after not in ("of", "in", "to", "from", "on", "for")
+    if length > 1:
+        return True
+    if word == "first":
+        return before in ("the", "its", "their", "was", "is", "became") and after not in words.ordinal_after and (
+            "to" in lowered[i + 1:i + 5] or after in ("", "time", "ever"))
+    if word == "record":
+        return before in ("new", "set", "broke", "break", "breaking", "beat", "all-time") or after[:1].isdigit() or after in (
+            "high", "low", "highs", "lows", "level", "levels", "number", "numbers", "year", "turnout", "amount",
+            "temperature", "temperatures", "sales", "profit", "profits", "revenue", "demand", "heat", "rainfall",
+            "quarter", "month", "season", "total", "share", "margin", "crowd", "attendance", "pace", "time")
+    if word in ("only", "sole", "lone"):
+        return before in ("the", "its", "their", "his", "her", "our") and after[:1].isalpha()
+    if word == "all":
+        return after not in ("of", "that", "this", "these", "those", "it", "them", "the", "but", "", ",", "along",
+                             "over", "told", "around") and before != "at"
+    if word == "every":
+        return after not in ("day", "week", "month", "year", "hour", "minute", "weekday", "weekend", "time",
+                             "other", "few", "two", "three", "four", "five", "six", "ten", "summer", "winter")
+    if word == "each":
+        return False  # (a claim's "each" states what "every" does; a sentence's is no absolute)
+    if word in ("top", "bottom", "best", "worst", "maximum", "minimum", "least"):
+        return before in ("the", "its", "their", "a", "an", "was", "is") and after not in ("of", "up", "out") and not (
+            after[:1].isdigit() or after in _NUMBERS)
+    return True
+
+
+def _tokens(text: str) -> list[Token]:
+    """The text's tokens, each with the clause it is in: a clause ends at a mark (; : , ( ) — ? !) or before a
+    word that joins clauses (but, while, which...)."""
+    tokens: list[Token] = []
+    clause, opened = 0, False
+    for match in _TOKEN.finditer(text):
+        raw = match[0]
+        word = raw.lower().replace("’", "'")
+        if word in _BREAKS:
+            if opened:
+                clause, opened = clause + 1, False
+            tokens.append(Token(raw, word, match.start(), clause))
+            continue
+        if word in _JOINS and opened:
+            clause, opened = clause + 1, False
+        tokens.append(Token(raw, word, match.start(), clause))
+        opened = True
+    return tokens
+
+
+def _quotes(text: str) -> list[Quote]:
+    found = []
+    for match in _QUOTE.finditer(text):
+        inner = match[1] if match[1] is not None else match[2]
+        start = match.start(1) if match[1] is not None else match.start(2)
+        found.append(Quote(start, start + len(inner), inner))
+    return found
+
+
+def _entities(tokens: list[Token], words: Lexicon, known: Mapping[str, str]) -> list[Entity]:
+    """The people and organisations a text names: runs of capitalised words, an organisation when one of them
+    says so (Authority, Inc, Council), a person when a title stands before them (Mayor Ana Ruiz) or when the
+    sources name the person so; a single capitalised word the sources give as a name is that name."""
+    found = []
+    i = 0
+    while i < len(tokens):
+        if not _capital(tokens[i]):
+            i += 1
+            continue
+        end = i
+        while end + 1 < len(tokens) and (_capital(tokens[end + 1]) or (
+                tokens[end + 1].word in _LINKS and end + 2 < len(tokens) and _capital(tokens[end + 2]))):
+            end += 1
+        run = tokens[i:end + 1]
+        first = i == 0 or tokens[i - 1].word in _BREAKS and tokens[i - 1].word not in ",()"
+        titled = [t for t in run if t.word.removesuffix("'s") in words.titles]
+        before = tokens[i - 1].word if i else ""
+        name = frozenset(t.word.removesuffix("'s") for t in run
+                         if t.word not in _LINKS and t.word.removesuffix("'s") not in words.titles
+                         and t.word.removesuffix("'s") not in words.not_names and len(t.word) > 1)
+        kinds = {known[word] for word in name if word in known}
+        if first and len(run) == 1 and not kinds:
+            name = frozenset()
+        if name:
+            last = run[-1].word.removesuffix("'s")
+            if last in words.organisations or kinds == {"organisation"}:
+                kind = "organisation"
+            elif titled or before in words.titles or len(name) >= 2 and _speaks(tokens, i, end, words) or kinds:
+                kind = "person"
+            elif any(t.word.removesuffix("'s") in words.organisations for t in run):
+                kind = "organisation"
+            else:
+                kind = ""
+            if kind == "organisation":
+                name = name | {t.word.removesuffix("'s") for t in run if t.word.removesuffix("'s") in words.organisations}
+            if kind:
+                found.append(Entity(kind, name, run[0].start, " ".join(t.text for t in run), run[0].clause))
+        i = end + 1
+    for j, token in enumerate(tokens):  # "the association", "the company": an organisation named by what it is
+        if token.word in words.organisations and not _capital(token) and j and tokens[j - 1].word in ("the", "its", "their"):
+            if not (j + 1 < len(tokens) and _capital(tokens[j + 1])):
+                found.append(Entity("organisation", frozenset({token.word}), token.start, token.text, token.clause, True))
+    return found
+
+
+def _capital(token: Token) -> bool:
+    return token.text[:1].isupper() and token.word not in _BREAKS
+
+
+def _speaks(tokens: list[Token], start: int, end: int, words: Lexicon) -> bool:
+    """A run of names next to a word of saying: "said Ana Ruiz", "Ana Ruiz, the mayor, said"."""
+    near = [t.word for t in tokens[max(0, start - 2):start]] + [t.word for t in tokens[end + 1:end + 6]]
+    return any(word in words.speech for word in near)
+
+
+def people(texts: list[str]) -> dict[str, str]:
+    """The words of the people and organisations these texts (a story's sources) name, and which each is."""
+    found: dict[str, str] = {}
+    for text in texts:
+        for entity in claim_statement(text).entities:
+            for word in entity.words:
+                found.setdefault(word, entity.kind)
+    return found
