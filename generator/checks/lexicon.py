@@ -58,6 +58,7 @@ class Lexicon:
     not_names: frozenset[str]
     titles: frozenset[str]
     organisations: frozenset[str]
+    generic_organisations: frozenset[str]
     marked: frozenset[str]  # every first word of every list: a sentence without one needs no close reading
     index: dict[str, tuple[tuple[tuple, Phrase], ...]]  # first word -> (list, phrase) of every list's entries
 
@@ -99,4 +100,5 @@ def lexicon() -> Lexicon:
                    Words.of(data["done"]), Words.of(data["attributing"]), superlatives, absolutes,
                    frozenset(data["ordinal_after"]), hedges, {k: float(v) for k, v in data["fractions"].items()}, frozenset(data["speech"]),
                    frozenset(data["not_names"]), frozenset(data["titles"]), frozenset(data["organisations"]),
+                   frozenset(data["generic_organisations"]),
                    marked, frozen)

@@ -19,7 +19,7 @@ MIN_FRAME = 1.0     # a figure is bound to a claim's when the words near both we
 BIND_MARGIN = 1.5   # a figure the same as a claim's is bound to another claim's only this much more surely...
 MIN_BIND = 2.0      # ...and this surely (two figures bound each to the other's claim: a swap, told on less)
 MIN_CLAUSE = 2      # clauses compared for their sense share at least this many words...
-MIN_CLAUSE_SHARE = 0.5  # ...and this share of the shorter one's
+MIN_CLAUSE_SHARE = 0.4  # ...and this share of the shorter one's
 _ELLIPSIS = re.compile(r"\.\s?\.\s?\.|…")
 _BRACKETS = re.compile(r"\[[^\]]*\]")
 _WORD = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*")
@@ -76,7 +76,7 @@ def _sentence(place: Place, sentence: Sentence, listed: list[ClaimRef], context:
         lambda: _figures(said, claims, pool, place, context),
         lambda: _whens(said, claims, pool, place, context),
         lambda: _senses(said, claims, pool),
-        lambda: _actors(said, claims, pool),
+        lambda: _actors(said, claims, pool, place, context),
         lambda: _superlatives(said, pool, place, context),
     ]
     found: list[Disagreement] = []
@@ -96,10 +96,10 @@ def _retracted(sentence: Sentence, ref: ClaimRef) -> Disagreement:
 
 # --- figures -------------------------------------------------------------------------------------------------
 
-def _frame(statement: Statement, offset: int, noun: str = "") -> set[str]:
+def _frame(statement: Statement, offset: int, end: int, noun: str = "") -> set[str]:
     """The words a figure or date is said of: the content words nearest it in its clause, and ("=" and its stem)
     the noun it counts."""
-    found = statement.window(offset)
+    found = statement.window(offset, end)
     for word in noun.split():
         found |= {stem(word), "=" + stem(word)}
     return found
@@ -108,7 +108,7 @@ def _frame(statement: Statement, offset: int, noun: str = "") -> set[str]:
 def _bound(frame: set[str], other: set[str], claims: Claims) -> float:
     """How surely two figures are said of the same thing: the distinctive words near both, and twice over
     when they count the same noun."""
-    return sum(1.0 if term[0] == "=" else claims.weight(term) for term in frame & other)
+    return sum(1.0 if term[0] == "=" else claims.weight(term) for term in frame & other if term != "~")
 
 
 def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef], place: Place,
@@ -117,21 +117,25 @@ def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef
     for quantity in said.quantities:
         if said.quoted(quantity.start) or quantity.derived:
             continue  # a quotation is compared word for word; a share read off two counts, by its counts
-        frame = _frame(said, quantity.start, quantity.noun)
+        frame = _frame(said, quantity.start, quantity.end, quantity.noun)
         candidates = []
         for ref in pool:
             stated = claim_statement(ref.text)
             for other in stated.quantities:
                 if comparable(quantity, other):
-                    theirs = _frame(stated, other.start, other.noun)
+                    theirs = _frame(stated, other.start, other.end, other.noun)
                     bound = _bound(frame, theirs, context.claims) + 0.5 * (ref in aligned)
-                    candidates.append((bound, agrees(quantity, other), ref, other, frame & theirs))
+                    candidates.append((bound, agrees(quantity, other), ref, other, frame & theirs, theirs))
         judged.append((quantity, candidates))
     found, swapped = _swaps(judged)
     for quantity, candidates in judged:
         if quantity in swapped:
             continue
-        if any(c[1] for c in candidates):
+        borrowed = "~" in _frame(said, quantity.start, quantity.end) and sum(
+            q.unit == quantity.unit for q in said.quantities) > 1  # a row of figures: which is which, its words do not say
+        if any(c[1] for c in candidates) and borrowed:
+            problem = None
+        elif any(c[1] for c in candidates):
             strict = [c for c in candidates if _strict(quantity, c[3]) or c[1]]
             problem = _judge(quantity.text, quantity.start, quantity.end, strict,
                              lambda other: _figure_hint(quantity, other))
@@ -159,9 +163,10 @@ def _swaps(judged: list) -> tuple[list[Disagreement], set]:
                 (ref, stated_first), (_, stated_second) = pair
                 swapped |= {first, second}
                 found.append(Disagreement("LP031", first.start, second.end,
-                                          f"the sentence swaps '{first.text}' and '{second.text}': the claims give "
-                                          f"'{stated_second.text}' to what it gives '{first.text}' ({ref.named}: "
-                                          f"\"{_short(ref.text)}\"): expected each figure with what it measures"))
+                                          f"the sentence swaps '{first.text}' and '{second.text}': the claim says "
+                                          f"'{stated_first.text}' of what the sentence gives '{first.text}' "
+                                          f"({ref.named}: \"{_short(ref.text)}\"): expected each figure with what "
+                                          "it measures"))
     return found, swapped
 
 
@@ -223,10 +228,10 @@ def _judge(text: str, start: int, end: int, candidates: list, hint) -> Disagreem
         return None
     best = max(candidates, key=lambda c: c[0])
     closest = max((c for c in candidates if c[1]), key=lambda c: c[0], default=None)
-    if best[1] or best[0] < MIN_BIND:
-        return None
-    if closest is not None and best[0] < closest[0] + BIND_MARGIN + (closest[2] is best[2]):
-        return None  # (two figures of one claim, "9.5%, up from 8.1%", are told apart less surely)
+    if best[1] or best[0] < MIN_BIND or len(best) > 5 and "~" in best[5]:
+        return None  # (a claim figure alone in its clause is said of what its claim says around it: no telling)
+    if closest is not None and (best[0] < closest[0] + BIND_MARGIN or closest[2] is best[2]):
+        return None  # (two figures of one claim, "9.5%, up from 8.1%", are not told apart by their words)
     return _changed(text, start, end, best, hint(best[3]))
 
 
@@ -240,10 +245,15 @@ def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidat
     """A figure the reporter worked out from two of the claims' (a sum, a difference, a share of one in the other,
     a change in percent or in points, a half or a double where the sentence says so), unless it is bound to a
     claim's figure of its kind that says otherwise."""
-    if any(c[0] >= MIN_BIND and _strict(quantity, c[3]) and any(t[0] == "=" for t in c[4]) for c in candidates):
+    if any(c[0] >= MIN_BIND and _strict(quantity, c[3]) for c in candidates):
         return False
+    restated = _restated(quantity, said)
+    if restated is not None:  # "48%, or nearly half": the share is that figure's, nothing worked out
+        return agrees(quantity, restated)
+    own = [q for q in said.quantities if q is not quantity and not q.derived]
+    cued = bool(_WORKED.search(said.text))
     figures = [q for ref in pool for q in claim_statement(ref.text).quantities if not q.derived]
-    figures += [q for q in said.quantities if q is not quantity and not q.derived and q.unit == quantity.unit]
+    figures += [q for q in own if q.unit == quantity.unit]
     values: list[float] = []
     shares: list[float] = []  # shares worked out: judged as a share written for them is (a hedge, a point or two)
     for a in figures:
@@ -252,8 +262,8 @@ def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidat
         if ("double" in said.text.lower() or "twice" in said.text.lower()) and a.unit == quantity.unit:
             values.append(a.value * 2)
         for b in figures:
-            if a is b or not b.value:
-                continue
+            if a is b or not b.value or not cued and not any(_same_figure(x, o) for x in (a, b) for o in own):
+                continue  # worked out from a figure the sentence gives, or where it says it works one out
             if (a.unit == b.unit == quantity.unit or a.unit == b.unit and quantity.unit == "") and min(
                     abs(a.value), abs(b.value)) >= 0.05 * abs(quantity.value):
                 values += [a.value + b.value, abs(a.value - b.value)]
@@ -262,7 +272,7 @@ def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidat
                 if quantity.unit == "share" and 0 < share < 1:
                     shares.append(share)
                 values += [share * 100 if quantity.unit == "%" else share, (a.value - b.value) / b.value * 100]
-            if a.unit == b.unit == "%" and quantity.unit in ("pp", "%", ""):
+            if a.unit == b.unit == "%" and quantity.unit in ("pp", ""):
                 values.append(abs(a.value - b.value))
             if a.unit == b.unit == "%" and quantity.unit == "share" and a.value + b.value < 100:
                 shares.append((a.value + b.value) / 100)
@@ -274,6 +284,28 @@ def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidat
     points = {"below": -1, "under": -1, "above": 1, "over": 1, "least": 1}.get(quantity.hedge, 0)
     return any(abs(quantity.value - value) <= step / 2 + 0.005 * abs(value) + 1e-9
                and (value - quantity.value) * points >= 0 for value in values)
+
+
+_WORKED = re.compile(r"\b(?:together|combined|in all|altogether|total|totals|totalling|totaling|gap|difference|"
+                     r"margin|up by|down by|outstanding|remaining|remain|left|leaves|leaving|times|half|twice|double|"
+                     r"doubled|between them|of them|of those|of whom|of which|a rise of|a fall of|an increase of|"
+                     r"a decrease of|a drop of|rose|risen|rise|rises|rising|grew|grown|fell|fallen|dropped|increased|"
+                     r"decreased|declined|climbed|up|down)\b", re.I)
+
+
+def _same_figure(a: Quantity, b: Quantity) -> bool:
+    return a.unit == b.unit and abs(a.value - b.value) <= max(a.precision, b.precision) / 2 + 1e-9
+
+
+def _restated(quantity: Quantity, said: Statement) -> Quantity | None:
+    """The percentage a share restates when the sentence writes it just before ("48%, or nearly half")."""
+    if quantity.unit != "share":
+        return None
+    before = [q for q in said.quantities if q.end <= quantity.start and q.unit == "%"]
+    if before and quantity.start - before[-1].end <= 80 and re.search(
+            r"\b(?:or|about|roughly|nearly|almost|just|some|around)\b|[—–(]", said.text[before[-1].end:quantity.start]):
+        return before[-1]
+    return None
 
 
 def _distance(text: str, other) -> float:
@@ -336,17 +368,17 @@ def _whens(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef],
     for when in said.whens:
         if said.quoted(when.start):
             continue
-        frame = _frame(said, when.start)
+        frame = _frame(said, when.start, when.end)
         candidates = []
         for ref in pool:
             stated = claim_statement(ref.text)
             for other in stated.whens:
                 verdict = _when_agrees(when, other, year)
                 if verdict is not None:
-                    bound = _bound(frame, _frame(stated, other.start), context.claims) + 0.5 * (ref in aligned)
+                    bound = _bound(frame, _frame(stated, other.start, other.end), context.claims) + 0.5 * (ref in aligned)
                     candidates.append((bound, verdict, ref, other))
-        published = any(_published_agrees(when, day) for day in context.dates) or any(
-            _when_agrees(when, other, year) for other in context.titled)
+        published = any(_published_agrees(when, day) for day in context.dates)
+        titled = any(_when_agrees(when, other, year) for other in context.titled)
         hint = lambda other: f"{other.text}, as the claim dates it"  # noqa: E731
         if any(c[1] for c in candidates):
             problem = _judge(when.text, when.start, when.end, candidates, hint)
@@ -355,7 +387,7 @@ def _whens(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef],
             problem = None
             if best is not None and best[0] >= MIN_FRAME and not (published and _speech(said, when)):
                 problem = _changed(when.text, when.start, when.end, best, hint(best[3]))
-            elif not published and when.kind not in ("season", "time"):
+            elif not published and not titled and when.kind not in ("season", "time"):
                 problem = Disagreement("LP031", when.start, when.end, f"date '{when.text}' is in none of the claims "
                                        f"{_cited(place, context)}, nor the published date of a cited manifest or "
                                        "of the story: expected a date as a cited claim states it")
@@ -537,21 +569,42 @@ def _named(statement: Statement, outside_quotes: bool = False, clause: int | Non
     return found
 
 
+_GOVERNMENT = frozenset({"city", "council", "county", "state", "government", "administration", "mayor", "borough",
+                         "municipality", "town"})
+
+
 def _same(mine: list[Entity], theirs: list[Entity], text: str = "") -> bool:
-    """Whether two texts name one of the same people or organisations (by any word of the name: "Ruiz" is "Ana
-    Ruiz"), or the claim's `text` names one the sentence does, in any words. An organisation named only by what
-    it is ("the council") may be any named one: it differs only from another named so ("the association")."""
-    if any(entity.generic for entity in mine) != any(entity.generic for entity in theirs):
-        return True
+    """Whether two texts may name the same person or organisation: by any word of a name ("Ruiz" is "Ana
+    Ruiz"), or the claim's `text` names one the sentence does in any words. An organisation named by what it is
+    ("the council") may be any named one, unless the named one says it is something else (an association is no
+    county); two organisations of government ("the city", "the council") may be one."""
     words = set().union(*(entity.words for entity in theirs)) | set(_normal(text))
-    return any(entity.words & words for entity in mine)
+    if any(entity.words & words for entity in mine):
+        return True
+    mine_kinds = set().union(*(_kind_word(e) for e in mine))
+    theirs_kinds = set().union(*(_kind_word(e) for e in theirs))
+    if mine_kinds and theirs_kinds and (mine_kinds & theirs_kinds or mine_kinds | theirs_kinds <= _GOVERNMENT):
+        return True
+    generic = any(e.generic for e in mine) or any(e.generic for e in theirs)
+    return generic and not (mine_kinds and theirs_kinds)
+
+
+def _kind_word(entity: Entity) -> set[str]:
+    """What an organisation says it is: the last word of its name ("Westerholt County": county)."""
+    last = entity.text.split()[-1].lower().removesuffix("'s").removesuffix("’s") if entity.text else ""
+    return {last} & lexicon().organisations
 
 
 # --- actors --------------------------------------------------------------------------------------------------
 
-def _actors(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef]) -> list[Disagreement]:
-    """A clause that names a person or organisation where the claim clause it matches names another."""
+def _actors(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef], place: Place,
+            context: Context) -> list[Disagreement]:
+    """A clause that names a person or organisation where the claim clause it matches names another; a
+    source given to one who is not its author ("according to the city housing department")."""
     refs = list(aligned) or pool
+    problem = _attributed(said, refs, context)
+    if problem is not None:
+        return [problem]
     for index, clause in enumerate(said.clauses):
         named = _named(said, outside_quotes=True, clause=index)
         if not named:
@@ -564,7 +617,14 @@ def _actors(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef]
         theirs_all = _named(stated, outside_quotes=True, clause=stated.clauses.index(other))
         for kind, mine in named.items():
             theirs = theirs_all.get(kind)
-            if theirs and not _same(mine, theirs, ref.text):
+            if not theirs:
+                continue
+            if not all(e.generic for e in (*mine, *theirs)):  # a named one: who comes first in each
+                everyone = [e for e in said.entities if e.clause == index]
+                mine, theirs = _first(said, index, mine), _first(stated, stated.clauses.index(other), theirs)
+                if not mine or not theirs or _same(theirs, everyone):
+                    continue  # (the claim's first one is in the sentence too, in another place: no telling)
+            if not _same(mine, theirs, ref.text):
                 entity = mine[0]
                 return [Disagreement("LP036", entity.start, entity.start + len(entity.text),
                                      f"the sentence names '{entity.text}' where the claim it rests on names "
@@ -573,25 +633,116 @@ def _actors(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef]
     return []
 
 
+def _first(statement: Statement, clause: int, entities: list[Entity]) -> list[Entity]:
+    """The entity that opens its clause (its first four words): who says or does what the clause says."""
+    opening = [t.start for t in statement.tokens if t.clause == clause][:4]
+    return [e for e in entities if opening and e.start <= opening[-1]][:1]
+
+
+_ACCORDING = re.compile(r"\baccording to\b", re.I)
+
+
+def _attributed(said: Statement, refs: list[ClaimRef], context: Context) -> Disagreement | None:
+    """"according to X": X must be a source the sentence's claims come from (their manifest's title, or a name
+    the claims give)."""
+    found = _ACCORDING.search(said.text)
+    if found is None:
+        return None
+    after = [e for e in said.entities if e.start >= found.end() and e.start - found.end() <= 12]
+    if not after or not refs:
+        return None
+    entity = after[0]
+    known = set()
+    for ref in refs:
+        known |= set(_normal(ref.title)) | set(_normal(ref.text))
+        for other in context.claims.refs.get(ref.manifest_id, ()):
+            known |= set(_normal(other.text))
+    if entity.words & known:
+        return None
+    ref = refs[0]
+    return Disagreement("LP036", entity.start, entity.start + len(entity.text),
+                        f"the sentence gives its source as '{entity.text}', which is not who the claim comes from "
+                        f"({ref.named}): expected the source the manifest names")
+
+
 # --- senses: negation, opposites, certainty ------------------------------------------------------------------
 
 def _senses(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef]) -> list[Disagreement]:
     refs = list(aligned) or pool
     if not refs:
         return []
-    combined = len({ref.manifest_id for ref in aligned}) > 1  # what one source proposes, another may say was done
+    combined = list(aligned)  # what one claim proposes, another may say was done
     found = []
     for index, clause in enumerate(said.clauses):
-        if len(clause.stems) < MIN_CLAUSE:
-            continue
-        match = _matching_clause(clause, refs)
-        if match is None:
-            continue
-        ref, other = match
-        problem = _opposed(said, index, clause, other, ref, combined)
+        problem = _turned(said, index) or _flipped(said, index, clause, [*aligned, *(r for r in pool if r not in aligned)])
+        if problem is None and len(clause.stems) >= MIN_CLAUSE:
+            match = _matching_clause(clause, refs) or _matching_clause(clause, pool)
+            if match is not None:
+                problem = _opposed(said, index, clause, match[1], match[0], combined)
         if problem is not None:
             found.append(problem)
     return found
+
+
+def _turned(said: Statement, index: int) -> Disagreement | None:
+    """A change said one way of figures that run the other: "edged down from 52.3% to 52.6%"."""
+    clause = said.clauses[index]
+    side = clause.senses.get("direction")
+    if not side:
+        return None
+    mine = [q for q in said.quantities if said.clause_at(q.start) == index]
+    for first, second in zip(mine, mine[1:]):
+        between = said.text[first.end:second.start].lower()
+        before = said.text[max(0, first.start - 6):first.start].lower()
+        if first.unit != second.unit or first.value == second.value:
+            continue
+        if before.rstrip().endswith("from") and between.strip() == "to":
+            rise = second.value > first.value
+        elif before.rstrip().endswith("to") and between.strip() == "from":
+            rise = first.value > second.value
+        else:
+            continue
+        if rise != (side > 0):
+            start, end = _clause_span(said, index)
+            return Disagreement("LP033", start, end,
+                                f"the sentence says '{clause.sense_words['direction']}' of a change from "
+                                f"'{(first if before.rstrip().endswith('from') else second).text}' to "
+                                f"'{(second if before.rstrip().endswith('from') else first).text}', which is a "
+                                f"{'rise' if rise else 'fall'}: expected the direction its figures show")
+    return None
+
+
+def _flipped(said: Statement, index: int, clause, refs: list[ClaimRef]) -> Disagreement | None:
+    """An opposite word where the claim clauses this one speaks of say the other: of all the claim clauses it
+    shares words with, one says the opposite and shares words with it that none saying the same shares
+    ("convicts him of embezzlement and forgery" where he was acquitted of forgery)."""
+    if not clause.senses:
+        return None
+    near = []
+    for ref in refs:
+        stated = claim_statement(ref.text)
+        for other in stated.clauses:
+            shared = clause.stems & other.stems
+            if len(shared) >= MIN_CLAUSE and len(shared) >= 0.4 * min(len(clause.stems), len(other.stems)):
+                near.append((len(shared), shared, ref, other, stated))
+    for name, side in clause.senses.items():
+        if not side:
+            continue
+        opposite = [n for n in near if n[3].senses.get(name) == -side and _same_subject(name, said, index, n[4], n[3])]
+        same = [n for n in near if n[3].senses.get(name) == side]
+        if not opposite:
+            continue
+        best = max(opposite, key=lambda n: n[0])
+        only = best[1] - set().union(*(n[1] for n in same)) if same else best[1]
+        if same and not any(term[0] != "#" for term in only):
+            continue
+        ref, other = best[2], best[3]
+        start, end = _clause_span(said, index)
+        return Disagreement("LP033", start, end,
+                            f"the sentence says '{clause.sense_words[name]}' where the claim it rests on says "
+                            f"'{other.sense_words[name]}' ({ref.named}: \"{_short(ref.text)}\"): expected what the "
+                            "claim states")
+    return None
 
 
 def _matching_clause(clause, refs: list[ClaimRef]):
@@ -608,45 +759,62 @@ def _matching_clause(clause, refs: list[ClaimRef]):
     return best if best_shared >= MIN_CLAUSE_SHARE * smaller else None
 
 
+_SUBJECT_BOUND = ("result", "comparison")
+
+
+def _same_subject(name: str, said: Statement, index: int, stated: Statement, other) -> bool:
+    """For a sense that depends on who comes first ("A beat B"), whether both clauses name the same one first."""
+    if name not in _SUBJECT_BOUND:
+        return True
+    mine = next((e for e in said.entities if e.clause == index), None)
+    theirs = next((e for e in stated.entities if stated.clauses[e.clause] is other), None)
+    return mine is not None and theirs is not None and bool(mine.words & theirs.words)
+
+
 def _negations(statement: Statement) -> int:
     return sum(clause.negations for clause in statement.clauses)
 
 
-def _opposed(said: Statement, index: int, clause, other, ref: ClaimRef, combined: bool) -> Disagreement | None:
+def _opposed(said: Statement, index: int, clause, other, ref: ClaimRef, combined: list[ClaimRef]) -> Disagreement | None:
     """A clause that turns its claim clause round: an opposite word (after its negations), a negation alone
     where the two say the same otherwise, or a hedge dropped."""
     start, end = _clause_span(said, index)
     sign = -1 if clause.negations % 2 else 1
     other_sign = -1 if other.negations % 2 else 1
-    for name, side in clause.senses.items():
-        theirs = other.senses.get(name)
-        if not side or not theirs:
-            continue
-        if side != theirs:
-            mine, stated = clause.sense_words[name], other.sense_words[name]
-            return Disagreement("LP033", start, end,
-                                f"the sentence says '{mine}' where the claim it rests on says '{stated}' "
-                                f"({ref.named}: \"{_short(ref.text)}\"): expected what the claim states")
     if sign != other_sign and not (set(clause.senses) & set(other.senses)) and _close(clause, other, both=True) and (
             _negations(said) % 2 != _negations(claim_statement(ref.text)) % 2):
         what = "a negation the claim does not make" if sign < 0 else "no negation where the claim has one"
         return Disagreement("LP033", start, end, f"the sentence has {what} ({ref.named}: \"{_short(ref.text)}\"): "
                             "expected what the claim states, not its opposite")
-    if sign == other_sign and not combined and _close(clause, other, both=True) and _overstated(said, clause, other):
+    stated = claim_statement(ref.text)
+    if sign == other_sign and _about(clause, other) and _overstated(said, clause, stated) and not any(
+            _about(clause, c) and not c.possible and not c.intends for r in combined if r is not ref
+            for c in claim_statement(r.text).clauses):
+        done = any(c.done for c in said.clauses)
         return Disagreement("LP033", start, end,
-                            f"the sentence states as {'done' if clause.done else 'certain'} what the claim gives as "
-                            f"{'possible or proposed' if other.possible else 'intended'} ({ref.named}: "
+                            f"the sentence states as {'done' if done else 'certain'} what the claim gives as "
+                            f"{'possible or proposed' if stated.possible else 'intended'} ({ref.named}: "
                             f"\"{_short(ref.text)}\"): expected the claim's hedge (may, could, proposes, plans)")
     return None
 
 
-def _overstated(said: Statement, clause, other) -> bool:
-    """A possibility (may, proposes) stated as what will be or was; an intention (plans to) as what was done."""
+def _overstated(said: Statement, clause, stated: Statement) -> bool:
+    """A possibility (may, proposes) stated as what will be or was; an intention (plans to, would) as what was
+    done. (Another claim the sentence rests on may say it was done: the caller asks.)"""
     if said.hedged:
         return False
-    if other.possible:
-        return clause.asserts or clause.done
-    return other.intends and not other.done and clause.done and not said.attributes
+    if stated.possible:
+        return any(c.asserts or c.done for c in said.clauses)
+    intends = any(c.intends for c in stated.clauses) and not any(c.done for c in stated.clauses)
+    return intends and clause.done and not said.attributes
+
+
+def _about(clause, other) -> bool:
+    """Whether two clauses speak of the same thing: they share two words, one of them no name, and half the
+    shorter one's."""
+    shared = clause.stems & other.stems
+    names = clause.capitals | other.capitals
+    return len(shared) >= 2 and bool(shared - names) and len(shared) >= 0.5 * min(len(clause.stems), len(other.stems))
 
 
 def _close(clause, other, both: bool = False) -> bool:
@@ -671,7 +839,7 @@ _TALLY = re.compile(r"\b\d+\s*(?:-|–|to)\s*0\b|\bunanimous")
 def _superlatives(said: Statement, pool: list[ClaimRef], place: Place, context: Context) -> list[Disagreement]:
     """A superlative or absolute must be one a cited claim states (one of the same group of lexicon.yaml); a
     hedged sentence ("may be the first") states none."""
-    if said.hedged:
+    if said.possible:
         return []
     found = []
     words = lexicon()

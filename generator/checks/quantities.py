@@ -13,12 +13,20 @@ import re
 from dataclasses import dataclass
 from decimal import Decimal
 
-from stop_words import get_stop_words
-
 from .figures import parsed
 from .lexicon import lexicon
 
-_STOP = frozenset(get_stop_words("en"))
+# The words that carry no content of their own, for reading a clause closely (the stop_words package's list,
+# which alignment uses, also drops words such as "new", "highest", "year" and "number").
+FUNCTION = frozenset("""a an the this that these those it its it's he him his she her hers they them their theirs
+we us our ours you your yours i me my mine who whom whose which what where when why how there here of in on at by
+for with from to into onto over under about above below between among through during before after since until
+till upon within without against toward towards across along around behind beyond than as and or but nor so if
+then else because while whereas although though whether be is am are was were been being have has had having do
+does did done will would shall should can could may might must also just very too quite rather such some any
+each both either neither other another own same more most much many few several lot lots one's said says say
+told per cent percent""".split())
+_STOP = FUNCTION
 
 # The units a figure may carry (a word or symbol after it), as pint names. "degrees" alone is either scale.
 _UNITS: dict[str, tuple[str, ...]] = {
@@ -211,7 +219,8 @@ _LABEL = re.compile(r"(?<![\w.])([A-Z][a-z]+)\.? $")  # "Route 14", "Chapter 11"
 def _quantity(text: str, figure, span: tuple[int, int]) -> Quantity:
     start, end = span
     unit, value = figure.unit, float(figure.value if figure.value is not None else figure.core)
-    if unit == "" and not figure.scaled and (label := _LABEL.search(text, max(0, start - 16), start)) and (
+    if unit == "" and not figure.scaled and not _UNIT_AFTER.match(text, end) and (
+            label := _LABEL.search(text, max(0, start - 16), start)) and (
             label[1].lower() not in _MONTH_NUMBERS and label[1].lower() not in _STOP and start > label.start() > 0):
         return Quantity(start, end, text[start:end], value, "label:" + label[1].lower())
     if unit == "" and not figure.scaled and (match := _UNIT_AFTER.match(text, end)):
@@ -459,12 +468,13 @@ def agrees(said: Quantity, stated: Quantity) -> bool:
         return target < value and value - target <= max(step, 0.1 * abs(value)) + slack
     if hedge == "above":
         return target > value and target - value <= max(step, 0.1 * abs(value)) + slack
+    # "more than 12,000" for 12,340, not for 50,000: a bound a reader takes to be near the value
     if hedge == "under":
-        return target <= value
+        return value / 1.5 - step <= target <= value
     if hedge == "over":
-        return target > value
+        return value < target <= value * 1.5 + step
     if hedge == "least":
-        return target >= value
+        return value <= target <= value * 1.5 + step
     return abs(value - target) <= step / 2 + slack
 
 

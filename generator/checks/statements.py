@@ -14,20 +14,11 @@ import snowballstemmer
 from stop_words import get_stop_words
 
 from .lexicon import Lexicon, lexicon
-from .quantities import Quantity, When, quantities
+from .quantities import FUNCTION as _FUNCTION, Quantity, When, quantities
 
 _STEMMER = snowballstemmer.stemmer("english")
 _STOP = frozenset(get_stop_words("en")) | {"said", "says", "also", "would", "will", "per", "cent", "percent"}
-# The words that carry no content of their own, for reading a clause closely (stop_words' list, which alignment
-# uses, also drops words such as "highest", "year" and "number", which say what a figure is of).
-_FUNCTION = frozenset("""a an the this that these those it its it's he him his she her hers they them their theirs
-we us our ours you your yours i me my mine who whom whose which what where when why how there here of in on at by
-for with from to into onto over under about above below between among through during before after since until
-till upon within without against toward towards across along around behind beyond than as and or but nor so if
-then else because while whereas although though whether be is am are was were been being have has had having do
-does did done will would shall should can could may might must also just very too quite rather such some any
-each both either neither other another own same more most much many few several lot lots one's said says say
-told per cent percent""".split())
+
 # Numbers whole (12,500 and 3.2 are one token), words with their inner hyphens and apostrophes, and the marks
 # that end a clause.
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:[-'’][^\W_]+)*|[^\W_]+|[;:,()\[\]\u2014\u2013?!]")
@@ -37,6 +28,8 @@ _JOINS = frozenset({"but", "while", "whereas", "although", "though", "however", 
                     "that", "if", "unless", "until", "whether"})
 _QUOTE = re.compile(r"[\"“”]([^\"“”]{1,2000})[\"“”]|(?<![\w’'])[‘']([^‘’'\n]{2,2000}?)[’'](?![\w‘’'])")
 _MARKS = re.compile(r"[\d\"“”‘’]|\w [A-Z]")
+_TRAILING = frozenset({"up", "down", "rising", "falling", "dropping", "climbing", "declining", "compared", "higher",
+                       "lower"})
 _NUMBERS = frozenset("two three four five six seven eight nine ten twelve twenty fifty hundred".split())
 _LINKS = frozenset({"of", "for", "and", "&", "de", "la", "van", "von", "der", "du", "le"})  # inside a name
 
@@ -87,6 +80,7 @@ class Clause:
     """One clause of a text: its content stems, and the marks of meaning it holds."""
 
     stems: set[str] = field(default_factory=set)
+    capitals: set[str] = field(default_factory=set)  # the stems of its words written capitalised (names)
     negations: int = 0
     senses: dict[str, int] = field(default_factory=dict)   # opposites entry -> +1 / -1 (0: both), negations applied
     sense_words: dict[str, str] = field(default_factory=dict)
@@ -111,6 +105,7 @@ class Statement:
     absolutes: dict[int, tuple[str, int]]
     attributes: bool = False   # says who said it (said, according to)
     hedged: bool = False       # a clause hedges (may, could, if, plans, expects)
+    possible: bool = False     # a clause gives it as possible (may, could, if)
 
     def clause_at(self, offset: int) -> int:
         """The clause of the token at or before this offset."""
@@ -124,18 +119,18 @@ class Statement:
     def quoted(self, offset: int) -> bool:
         return any(quote.start <= offset < quote.end for quote in self.quotes)
 
-    def window(self, offset: int, size: int = 2) -> set[str]:
+    def window(self, offset: int, end: int, size: int = 2) -> set[str]:
         """The stems of the content words nearest a place in the text, `size` on each side in its clause: what
         a figure or date there is said of; when its clause has none, all the text's (a table's cell is said of
         its row)."""
         clause = self.clause_at(offset)
         before = [t for t in self.tokens if t.start < offset and _near(t.word)]
-        after = [t for t in self.tokens if t.start > offset + 1 and _near(t.word)]
+        after = [t for t in self.tokens if t.start >= end and _near(t.word)]
         own_before = [t for t in before if t.clause == clause][-size:]
         own_after = [t for t in after if t.clause == clause][:size]
         if own_before or own_after:
             return {_term(t.word) for t in (*own_before, *own_after)}
-        return {_term(t.word) for t in (*before, *after)}
+        return {"~", *(_term(t.word) for t in (*before, *after))}  # "~": words borrowed from the clauses around
 
 
 def _near(word: str) -> bool:
@@ -160,17 +155,17 @@ def content_stems(text: str) -> frozenset[str]:
 @functools.lru_cache(maxsize=1 << 14)
 def claim_statement(text: str) -> Statement:
     """A claim as read: claims are cited by many stories, each is read once."""
-    return read(text)
+    return read(text, lenient=True)
 
 
-def read(text: str, known: Mapping[str, str] | None = None) -> Statement:
+def read(text: str, known: Mapping[str, str] | None = None, lenient: bool = False) -> Statement:
     """Read a text closely. `known`: the words of the people and organisations its sources name, and which each
     is (a name a sentence gives alone, "Ruiz", is one of them)."""
     known = known or {}
     words = lexicon()
     tokens = _tokens(text)
     quotes = _quotes(text)
-    clauses = [Clause() for _ in range(tokens[-1].clause + 1)] if tokens else [Clause()]
+    clauses = [Clause() for _ in range(max(t.clause for t in tokens) + 1)] if tokens else [Clause()]
     lowered = [token.word for token in tokens]
     superlatives: dict[int, tuple[str, int]] = {}
     absolutes: dict[int, tuple[str, int]] = {}
@@ -183,6 +178,8 @@ def read(text: str, known: Mapping[str, str] | None = None) -> Statement:
             continue
         if _content(word):
             clause.stems.add(stem(word))
+            if token.text[0].isupper() and i and tokens[i - 1].word not in (":", ";", "(", "?", "!"):
+                clause.capitals.add(stem(word))
         elif word[0].isdigit():
             clause.stems.add("#" + word.replace(",", ""))  # a number says which fact a clause is about
         if word.endswith("n't") and i >= skip_to:
@@ -216,15 +213,16 @@ def read(text: str, known: Mapping[str, str] | None = None) -> Statement:
                 found = superlatives if kind == "superlative" else absolutes
                 found.setdefault(key[1], (" ".join(t.text for t in tokens[i:i + length]), token.start))
     found, whens = quantities(text, frozenset(lowered))
-    return Statement(text, tokens, clauses, found, whens, quotes, _entities(tokens, words, known), superlatives,
-                     absolutes, attributes, any(clause.possible or clause.intends for clause in clauses))
+    return Statement(text, tokens, clauses, found, whens, quotes, _entities(tokens, words, known, lenient), superlatives,
+                     absolutes, attributes, any(clause.possible or clause.intends for clause in clauses),
+                     any(clause.possible for clause in clauses))
 
 
 def _negated(tokens: list[Token], i: int, words: Lexicon) -> bool:
     """Whether a negation stands just before the word at i, in its clause ("did not approve", "has never been
     approved"): what the word says is then turned round."""
     lowered = [token.word for token in tokens]
-    for j in range(i - 1, max(-1, i - 5), -1):
+    for j in range(i - 1, max(-1, i - 4), -1):
         if tokens[j].clause != tokens[i].clause:
             return False
         if lowered[j].endswith("n't") or words.negators.find(lowered, j) and not words.not_negation.find(lowered, j):
@@ -248,17 +246,21 @@ def _superlative(lowered: list[str], i: int, length: int, words: Lexicon) -> boo
         return before in ("the", "its", "their", "was", "is", "became") and after not in words.ordinal_after and (
             "to" in lowered[i + 1:i + 5] or after in ("", "time", "ever"))
     if word == "record":
-        return before in ("new", "set", "broke", "break", "breaking", "beat", "all-time") or after[:1].isdigit() or after in (
+        return before in ("new", "set", "broke", "break", "breaking", "beat", "all-time") or after[:1].isdigit() or (
+            before == "a" and after not in ("of", "is", "was", "becomes", "became", "shows", "showed", "says", "said",
+                                            "that", "for", "from", "in", "on", "and", ",", "")) or after in (
             "high", "low", "highs", "lows", "level", "levels", "number", "numbers", "year", "turnout", "amount",
             "temperature", "temperatures", "sales", "profit", "profits", "revenue", "demand", "heat", "rainfall",
             "quarter", "month", "season", "total", "share", "margin", "crowd", "attendance", "pace", "time")
     if word in ("only", "sole", "lone"):
         return before in ("the", "its", "their", "his", "her", "our") and after[:1].isalpha()
     if word == "all":
-        return after not in ("of", "that", "this", "these", "those", "it", "them", "the", "but", "", ",", "along",
-                             "over", "told", "around") and before != "at"
+        if after == "of":
+            return (lowered[i + 2] if i + 2 < len(lowered) else "") in ("the", "its", "their", "his", "her")
+        return after not in ("that", "this", "these", "those", "it", "them", "but", "", ",", "along", "over", "told",
+                             "around", "the") and before != "at"
     if word == "every":
-        return after not in ("day", "week", "month", "year", "hour", "minute", "weekday", "weekend", "time",
+        return before not in ("with", "for", "per") and after not in ("day", "week", "month", "year", "hour", "minute", "weekday", "weekend", "time",
                              "other", "few", "two", "three", "four", "five", "six", "ten", "summer", "winter")
     if word == "each":
         return False  # (a claim's "each" states what "every" does; a sentence's is no absolute)
@@ -281,6 +283,10 @@ def _tokens(text: str) -> list[Token]:
                 clause, opened = clause + 1, False
             tokens.append(Token(raw, word, match.start(), clause))
             continue
+        if not opened and word in _TRAILING and tokens and tokens[-1].word == ",":
+            clause -= 1  # ", up from 2,731": the change belongs to the clause before the comma
+            tokens[-1] = Token(tokens[-1].text, ",", tokens[-1].start, clause)
+            opened = True
         if word in _JOINS and opened:
             clause, opened = clause + 1, False
         tokens.append(Token(raw, word, match.start(), clause))
@@ -297,7 +303,7 @@ def _quotes(text: str) -> list[Quote]:
     return found
 
 
-def _entities(tokens: list[Token], words: Lexicon, known: Mapping[str, str]) -> list[Entity]:
+def _entities(tokens: list[Token], words: Lexicon, known: Mapping[str, str], lenient: bool = False) -> list[Entity]:
     """The people and organisations a text names: runs of capitalised words, an organisation when one of them
     says so (Authority, Inc, Council), a person when a title stands before them (Mayor Ana Ruiz) or when the
     sources name the person so; a single capitalised word the sources give as a name is that name."""
@@ -331,15 +337,41 @@ def _entities(tokens: list[Token], words: Lexicon, known: Mapping[str, str]) -> 
                 kind = "organisation"
             else:
                 kind = ""
+            following = tokens[end + 1].word if end + 1 < len(tokens) else ""
+            if following in words.organisations:  # "Tamsworth Valley board", "the Authority's board"
+                kind, name = "organisation", name | {following}
             if kind == "organisation":
                 name = name | {t.word.removesuffix("'s") for t in run if t.word.removesuffix("'s") in words.organisations}
             if kind:
                 found.append(Entity(kind, name, run[0].start, " ".join(t.text for t in run), run[0].clause))
         i = end + 1
-    for j, token in enumerate(tokens):  # "the association", "the company": an organisation named by what it is
-        if token.word in words.organisations and not _capital(token) and j and tokens[j - 1].word in ("the", "its", "their"):
-            if not (j + 1 < len(tokens) and _capital(tokens[j + 1])):
-                found.append(Entity("organisation", frozenset({token.word}), token.start, token.text, token.clause, True))
+    found.extend(_generic(tokens, words, lenient))
+    return found
+
+
+_MEMBERS = frozenset({"members", "member", "staff", "officials", "official", "workers", "spokesperson", "spokesman",
+                      "spokeswoman", "survey", "leaders", "chair", "president", "lawyers", "lawyer", "said", "says"})
+_DETERMINERS = frozenset({"the", "its", "their", "a", "an", "this", "that", "his", "her"})
+
+
+def _generic(tokens: list[Token], words: Lexicon, lenient: bool) -> list[Entity]:
+    """Organisations named by what they are: "the association", "the district attorney's office" (the words from
+    the determiner to the organisation's word); in a claim (`lenient`), "612 association members" too."""
+    found = []
+    for j, token in enumerate(tokens):
+        word = token.word.removesuffix("'s")
+        if word not in words.generic_organisations or _capital(token) or j + 1 < len(tokens) and _capital(tokens[j + 1]):
+            continue
+        start = j
+        while start > 0 and j - start < 3 and not _capital(tokens[start - 1]) and tokens[start - 1].word not in _BREAKS \
+                and tokens[start - 1].word not in _DETERMINERS and _content(tokens[start - 1].word):
+            start -= 1
+        following = tokens[j + 1].word if j + 1 < len(tokens) else ""
+        if start > 0 and tokens[start - 1].word in _DETERMINERS or lenient and following in _MEMBERS and not (
+                start > 0 and _capital(tokens[start - 1])):
+            named = frozenset(t.word.removesuffix("'s") for t in tokens[start:j + 1])
+            found.append(Entity("organisation", named, tokens[start].start,
+                                " ".join(t.text for t in tokens[start:j + 1]), token.clause, True))
     return found
 
 
