@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from .alignment import Claims, ClaimRef, Place, Sentence
 from .lexicon import lexicon
 from .quantities import Quantity, When, agrees, comparable, converted, weekday
-from .statements import Entity, Statement, claim_statement, read, stem, worth_reading
+from .statements import Entity, Statement, claim_statement, content_stems, read, stem, worth_reading
 
 MIN_FRAME = 1.0     # a figure is bound to a claim's when the words near both weigh this much together
 BIND_MARGIN = 1.5   # a figure the same as a claim's is bound to another claim's only this much more surely...
-MIN_BIND = 2.0      # ...and this surely (two figures bound each to the other's claim: a swap, told on less)
+MIN_BIND = 2.0      # ...and this surely
+SWAP_MARGIN = 0.5   # two figures each bound more surely to the other's claim, by this much together: a swap
 MIN_CLAUSE = 2      # clauses compared for their sense share at least this many words...
 MIN_CLAUSE_SHARE = 0.4  # ...and this share of the shorter one's
 _ELLIPSIS = re.compile(r"\.\s?\.\s?\.|…")
@@ -49,6 +50,7 @@ class Context:
     known: dict[str, str]                # the words of the people and organisations its sources name: which
     ledger: tuple[str, ...]              # its ledger's manifests
     titled: list[When] = field(default_factory=list)  # the dates and years its manifests' titles give
+    spoken: frozenset[str] = frozenset()               # the words its sources use (stems), titles too
 
 
 def disagreements(place: Place, context: Context) -> list[Disagreement]:
@@ -67,8 +69,9 @@ def _sentence(place: Place, sentence: Sentence, listed: list[ClaimRef], context:
     claims = sentence.claims
     if any(ref.retracted for ref in claims[:1]) and place.kind != "correction" and not _RETRACTION_WORDS.search(sentence.text):
         return [_retracted(sentence, claims[0])]
+    invented = _invented(sentence, context) if not claims and place.unit is not None else None
     if not worth_reading(sentence.text):
-        return []
+        return [invented] if invented else []
     said = read(sentence.text, context.known)
     pool = listed or []
     checks: list[Callable[[], list[Disagreement]]] = [
@@ -84,7 +87,38 @@ def _sentence(place: Place, sentence: Sentence, listed: list[ClaimRef], context:
         for disagreement in check():
             if not any(d.start < disagreement.end and disagreement.start < d.end for d in found):
                 found.append(disagreement)
-    return found
+    return found or ([invented] if invented else [])
+
+
+_ABOUT_SOURCES = re.compile(r"\b(?:report|reports|filing|minutes|figures|numbers|documents?|judgment|statement|data|"
+                            r"study|survey|update|release|audit|records?|order|verdict|sources?|notice|announcement|"
+                            r"preprint|paper|analysis|guide|count|tracker|presentation|summary|complaint|ruling|"
+                            r"says|said|say)\b", re.I)
+_POINTING = frozenset({"this", "that", "these", "those", "it", "its", "such", "they", "them", "their", "here", "there"})
+_TELLING = frozenset({"will", "shall", "approved", "adopted", "passed", "decided", "agreed", "signed", "completed",
+                      "confirmed", "ordered", "awarded", "granted", "opened", "launched", "closed", "hired", "fired",
+                      "banned", "built", "bought", "sold", "voted", "announced", "paid", "raised", "cut", "added"})
+
+
+def _invented(sentence: Sentence, context: Context) -> Disagreement | None:
+    """A sentence that rests on no claim and tells of something done or to be done, in words of its own (two or
+    more no source uses), neither hedged, nor about the sources, nor pointing back at what came before: a fact
+    the sources do not give ("The award will be paid by the company's insurer.")."""
+    text = sentence.text
+    words = [word.lower() for word in _WORD.findall(text)]
+    if text.rstrip().endswith((":", "?")) or not _TELLING.intersection(words) or _POINTING.intersection(words):
+        return None
+    if _ABOUT_SOURCES.search(text):
+        return None
+    said = read(text, context.known)
+    if said.hedged:
+        return None
+    new = sorted(content_stems(text) - context.spoken)
+    if len(new) < 2:
+        return None
+    return Disagreement("LP032", 0, len(text), f"the sentence rests on no claim of the manifests cited, and says what "
+                        f"none of the sources says (not in them: {', '.join(new[:6])}): expected a claim that states "
+                        "it, cited, or the sentence left out")
 
 
 def _retracted(sentence: Sentence, ref: ClaimRef) -> Disagreement:
@@ -133,14 +167,17 @@ def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef
             continue
         borrowed = "~" in _frame(said, quantity.start, quantity.end) and sum(
             q.unit == quantity.unit for q in said.quantities) > 1  # a row of figures: which is which, its words do not say
-        if any(c[1] for c in candidates) and borrowed:
-            problem = None
+        total = re.search(r"\d[\d,.]*\s+of\s+(?:the\s+|its\s+)?$", said.text[max(0, quantity.start - 24):quantity.start])
+        if any(c[1] for c in candidates) and (borrowed or total):
+            problem = None  # (the 17 of "11 of 17" is a total, said of what the 11 is)
         elif any(c[1] for c in candidates):
             strict = [c for c in candidates if _strict(quantity, c[3]) or c[1]]
             problem = _judge(quantity.text, quantity.start, quantity.end, strict,
                              lambda other: _figure_hint(quantity, other))
         elif _qualifies(quantity):
-            problem = _elsewhere(quantity, place, context) or _unmatched(quantity, candidates, place, context)
+            bound = any(c[0] >= MIN_BIND and _strict(quantity, c[3]) for c in candidates)
+            problem = (_unmatched(quantity, candidates, place, context) if bound else None) or _elsewhere(
+                quantity, place, context) or _unmatched(quantity, candidates, place, context)
             if problem is not None and problem.code == "LP031" and _derived(quantity, said, pool, candidates):
                 problem = None
         else:  # a small count ("two documents") is judged only against a claim's count of the same thing
@@ -179,7 +216,8 @@ def _crossed(first: list, second: list):
             into_a = next((c[0] for c in second if c[3] is a[3]), None)
             if into_b is None or into_a is None:
                 continue
-            if into_b > a[0] and into_a > b[0] and (into_b - a[0]) + (into_a - b[0]) >= BIND_MARGIN:
+            margin = 2.5 if a[2] is b[2] else SWAP_MARGIN  # (two figures of one claim: told apart less surely)
+            if into_b > a[0] and into_a > b[0] and (into_b - a[0]) + (into_a - b[0]) >= margin:
                 return (b[2], b[3]), (a[2], a[3])
     return None
 
@@ -264,8 +302,8 @@ def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidat
         for b in figures:
             if a is b or not b.value or not cued and not any(_same_figure(x, o) for x in (a, b) for o in own):
                 continue  # worked out from a figure the sentence gives, or where it says it works one out
-            if (a.unit == b.unit == quantity.unit or a.unit == b.unit and quantity.unit == "") and min(
-                    abs(a.value), abs(b.value)) >= 0.05 * abs(quantity.value):
+            if (a.unit == b.unit == quantity.unit or a.unit == b.unit and quantity.unit == "") and a.unit != "%" and min(
+                    abs(a.value), abs(b.value)) >= 0.05 * abs(quantity.value):  # (a difference of percentages is points)
                 values += [a.value + b.value, abs(a.value - b.value)]
             if a.unit == b.unit and quantity.unit in ("%", "share") and a.unit not in ("%", "share"):
                 share = a.value / b.value
@@ -385,7 +423,8 @@ def _whens(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef],
         else:
             best = max(candidates, key=lambda c: c[0], default=None)
             problem = None
-            if best is not None and best[0] >= MIN_FRAME and not (published and _speech(said, when)):
+            need = MIN_BIND if published or titled else MIN_FRAME  # a date a title or a publication gives: surely bound
+            if best is not None and best[0] >= need and not (published and _speech(said, when)):
                 problem = _changed(when.text, when.start, when.end, best, hint(best[3]))
             elif not published and not titled and when.kind not in ("season", "time"):
                 problem = Disagreement("LP031", when.start, when.end, f"date '{when.text}' is in none of the claims "
@@ -569,8 +608,15 @@ def _named(statement: Statement, outside_quotes: bool = False, clause: int | Non
     return found
 
 
+# Organisations named by what they are that may be one and the same: a city's department is the city; "the
+# company" may be any business, whatever its name ends in.
 _GOVERNMENT = frozenset({"city", "council", "county", "state", "government", "administration", "mayor", "borough",
-                         "municipality", "town"})
+                         "municipality", "town", "department", "ministry", "agency", "authority", "office",
+                         "commission"})
+_BUSINESS = frozenset({"company", "firm", "corporation", "corp", "inc", "ltd", "llc", "plc", "group", "labs",
+                       "holdings", "partners", "ventures", "industries", "technologies", "systems", "co", "brands",
+                       "enterprises", "bank", "airline", "airlines", "insurer", "developer", "contractor", "landlord",
+                       "operator", "utility", "motors", "pharmaceuticals", "stores", "foods"})
 
 
 def _same(mine: list[Entity], theirs: list[Entity], text: str = "") -> bool:
@@ -583,7 +629,8 @@ def _same(mine: list[Entity], theirs: list[Entity], text: str = "") -> bool:
         return True
     mine_kinds = set().union(*(_kind_word(e) for e in mine))
     theirs_kinds = set().union(*(_kind_word(e) for e in theirs))
-    if mine_kinds and theirs_kinds and (mine_kinds & theirs_kinds or mine_kinds | theirs_kinds <= _GOVERNMENT):
+    if mine_kinds and theirs_kinds and (mine_kinds & theirs_kinds or mine_kinds | theirs_kinds <= _GOVERNMENT
+                                        or mine_kinds | theirs_kinds <= _BUSINESS):
         return True
     generic = any(e.generic for e in mine) or any(e.generic for e in theirs)
     return generic and not (mine_kinds and theirs_kinds)
@@ -619,11 +666,14 @@ def _actors(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef]
             theirs = theirs_all.get(kind)
             if not theirs:
                 continue
+            everyone = [e for e in said.entities if e.clause == index and e.kind == kind]
             if not all(e.generic for e in (*mine, *theirs)):  # a named one: who comes first in each
-                everyone = [e for e in said.entities if e.clause == index]
                 mine, theirs = _first(said, index, mine), _first(stated, stated.clauses.index(other), theirs)
                 if not mine or not theirs or _same(theirs, everyone):
                     continue  # (the claim's first one is in the sentence too, in another place: no telling)
+            if len(everyone) > 1 and any(e.generic for e in everyone) or all(e.generic for e in (*mine, *theirs)) and (
+                    len(theirs) > 1):
+                continue  # an organisation named by what it is beside another in one clause: which is which, no telling
             if not _same(mine, theirs, ref.text):
                 entity = mine[0]
                 return [Disagreement("LP036", entity.start, entity.start + len(entity.text),
@@ -652,6 +702,8 @@ def _attributed(said: Statement, refs: list[ClaimRef], context: Context) -> Disa
     if not after or not refs:
         return None
     entity = after[0]
+    if entity.generic and entity.words & _GOVERNMENT:
+        return None  # "according to the state": a government may publish under any of its names
     known = set()
     for ref in refs:
         known |= set(_normal(ref.title)) | set(_normal(ref.text))
@@ -723,7 +775,8 @@ def _flipped(said: Statement, index: int, clause, refs: list[ClaimRef]) -> Disag
         stated = claim_statement(ref.text)
         for other in stated.clauses:
             shared = clause.stems & other.stems
-            if len(shared) >= MIN_CLAUSE and len(shared) >= 0.4 * min(len(clause.stems), len(other.stems)):
+            words = [term for term in shared if term[0] != "#" or not _year(term)]
+            if len(words) >= MIN_CLAUSE and len(shared) >= 0.25 * min(len(clause.stems), len(other.stems)):
                 near.append((len(shared), shared, ref, other, stated))
     for name, side in clause.senses.items():
         if not side:
@@ -757,6 +810,12 @@ def _matching_clause(clause, refs: list[ClaimRef]):
         return None
     smaller = min(len(clause.stems), len(best[1].stems))
     return best if best_shared >= MIN_CLAUSE_SHARE * smaller else None
+
+
+def _year(term: str) -> bool:
+    """A number term that is a year or a small count: it names no fact on its own."""
+    digits = term[1:]
+    return digits.isdigit() and (len(digits) < 3 or 1800 <= int(digits) <= 2100)
 
 
 _SUBJECT_BOUND = ("result", "comparison")
@@ -803,8 +862,8 @@ def _overstated(said: Statement, clause, stated: Statement) -> bool:
     done. (Another claim the sentence rests on may say it was done: the caller asks.)"""
     if said.hedged:
         return False
-    if stated.possible:
-        return any(c.asserts or c.done for c in said.clauses)
+    if stated.possible:  # the clause, or the main clause it hangs on
+        return clause.asserts or clause.done or said.clauses[0].asserts or said.clauses[0].done
     intends = any(c.intends for c in stated.clauses) and not any(c.done for c in stated.clauses)
     return intends and clause.done and not said.attributes
 
@@ -846,11 +905,11 @@ def _superlatives(said: Statement, pool: list[ClaimRef], place: Place, context: 
     for kind, marks, groups in (("superlative", said.superlatives, words.superlatives),
                                 ("absolute", said.absolutes, words.absolutes)):
         for group, (text, at) in marks.items():
-            if any(_states(ref.text, groups[group]) for ref in pool):
+            if any(group in _marks(ref.text, kind) for ref in pool):
                 continue
             if kind == "absolute" and text.lower().startswith("unanim") and any(_TALLY.search(r.text) for r in pool):
                 continue  # a vote of 5-0 is unanimous
-            unlisted = next((ref for ref in context.claims.unlisted(place.cited) if _states(ref.text, groups[group])), None)
+            unlisted = next((ref for ref in context.claims.unlisted(place.cited) if group in _marks(ref.text, kind)), None)
             if unlisted is not None:
                 found.append(_unlisted(at, at + len(text), f"'{text}'", unlisted))
                 continue
@@ -861,9 +920,10 @@ def _superlatives(said: Statement, pool: list[ClaimRef], place: Place, context: 
     return found
 
 
-def _states(text: str, group) -> bool:
-    tokens = _normal(text)
-    return any(group.find(tokens, i) for i in range(len(tokens)))
+def _marks(text: str, kind: str) -> dict:
+    """The superlatives or absolutes a claim states (read as a sentence's are: "every quarter" is none)."""
+    stated = claim_statement(text)
+    return stated.superlatives if kind == "superlative" else stated.absolutes
 
 
 def _short(text: str, size: int = 120) -> str:

@@ -25,7 +25,7 @@ till upon within without against toward towards across along around behind beyon
 then else because while whereas although though whether be is am are was were been being have has had having do
 does did done will would shall should can could may might must also just very too quite rather such some any
 each both either neither other another own same more most much many few several lot lots one's said says say
-told per cent percent""".split())
+told per cent percent not no""".split())
 _STOP = FUNCTION
 
 # The units a figure may carry (a word or symbol after it), as pint names. "degrees" alone is either scale.
@@ -334,6 +334,8 @@ def _ordinal_half(lowered: str, start: int, phrase: str) -> bool:
         return True  # "three and a half times": a multiplier
     if phrase != "half":
         return False
+    if lowered[max(0, start - 6):start].endswith("other "):
+        return True  # "the other half of the picture"
     before = lowered[max(0, start - 8):start]
     after = lowered[start + 4:start + 12]
     return before.endswith(("first ", "second ", "the ")) and not after.startswith(" of") or after.startswith(

@@ -17,8 +17,8 @@ from . import SiteIndex, rule
 from .alignment import Place, aligned, story_claims
 from .meaning import Context, Disagreement, disagreements, published_days
 from .resolve import resolution
-from .statements import claim_statement, people
-from .support import misattributed
+from .statements import claim_statement, content_stems, people
+from .support import misattributed, wording_supported
 
 
 @dataclass
@@ -46,8 +46,9 @@ def _compare(story: Story, site: SiteIndex) -> Compared:
     texts = [ref.text for refs in claims.refs.values() for ref in refs]
     moments = [story.meta.published, *(m.published for m in records), *(m.retracted.date for m in records if m.retracted)]
     titled = [when for m in records for when in claim_statement(m.title).whens]
+    spoken = frozenset().union(*(content_stems(text) for text in [*texts, *(m.title for m in records)]))
     context = Context(claims, published_days(moments), people([*texts, *(m.title for m in records)]), tuple(claims.refs),
-                      titled)
+                      titled, spoken)
     found = []
     for place in found_places:
         if not place.cited or not resolved.resolved(place.cited) or (place.unit is not None and id(place.unit) in skipped):
@@ -88,6 +89,15 @@ def where(story: Story, place: Place, start: int, end: int) -> tuple[int, int]:
                 return line, col + at
             seen -= 1
     return place.unit.line, place.unit.col
+
+
+@rule("LP032", "story", "a paragraph, list item or table row shares too little of its wording with the claims it cites, "
+      "or a sentence in it says what no source says", passes="each passage shares its wording with the claims it cites")
+def wording(story: Story, site: SiteIndex) -> Iterator[Finding]:
+    passages = list(wording_supported(story, site))
+    yield from passages
+    flagged = {finding.line for finding in passages}
+    yield from (finding for finding in _findings(story, site, "LP032") if finding.line not in flagged)
 
 
 @rule("LP027", "story", "a sentence rests on a claim of a cited manifest that the ledger does not list",

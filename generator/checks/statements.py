@@ -119,7 +119,7 @@ class Statement:
     def quoted(self, offset: int) -> bool:
         return any(quote.start <= offset < quote.end for quote in self.quotes)
 
-    def window(self, offset: int, end: int, size: int = 2) -> set[str]:
+    def window(self, offset: int, end: int, size: int = 3) -> set[str]:
         """The stems of the content words nearest a place in the text, `size` on each side in its clause: what
         a figure or date there is said of; when its clause has none, all the text's (a table's cell is said of
         its row)."""
@@ -209,7 +209,7 @@ def read(text: str, known: Mapping[str, str] | None = None, lenient: bool = Fals
                 setattr(clause, kind, True)
             elif kind == "attributes":
                 attributes = True
-            elif not in_quote and _superlative(lowered, i, length, words):
+            elif (lenient or not in_quote) and _superlative(lowered, i, length, words):
                 found = superlatives if kind == "superlative" else absolutes
                 found.setdefault(key[1], (" ".join(t.text for t in tokens[i:i + length]), token.start))
     found, whens = quantities(text, frozenset(lowered))
@@ -255,12 +255,16 @@ def _superlative(lowered: list[str], i: int, length: int, words: Lexicon) -> boo
     if word in ("only", "sole", "lone"):
         return before in ("the", "its", "their", "his", "her", "our") and after[:1].isalpha()
     if word == "all":
+        if before in ("they", "we", "you", "it", "them", "these", "those", "both"):
+            return False  # "they all point the same way": the ones just named
         if after == "of":
             return (lowered[i + 2] if i + 2 < len(lowered) else "") in ("the", "its", "their", "his", "her")
         return after not in ("that", "this", "these", "those", "it", "them", "but", "", ",", "along", "over", "told",
                              "around", "the") and before != "at"
     if word == "every":
-        return before not in ("with", "for", "per") and after not in ("day", "week", "month", "year", "hour", "minute", "weekday", "weekend", "time",
+        return before not in ("with", "for", "per") and after not in ("day", "week", "month", "year", "hour", "minute",
+                                                                     "weekday", "weekend", "time", "quarter", "season",
+                                                                     "election", "meeting", "session", "term",
                              "other", "few", "two", "three", "four", "five", "six", "ten", "summer", "winter")
     if word == "each":
         return False  # (a claim's "each" states what "every" does; a sentence's is no absolute)
@@ -287,11 +291,24 @@ def _tokens(text: str) -> list[Token]:
             clause -= 1  # ", up from 2,731": the change belongs to the clause before the comma
             tokens[-1] = Token(tokens[-1].text, ",", tokens[-1].start, clause)
             opened = True
-        if word in _JOINS and opened:
+        if word in _JOINS and opened and not (word in ("and", "or") and _joins_words(text, match.end())):
             clause, opened = clause + 1, False
         tokens.append(Token(raw, word, match.start(), clause))
         opened = True
     return tokens
+
+
+_NEXT = re.compile(r"\s+([^\W\d_][\w'-]*)")
+
+
+def _joins_words(text: str, end: int) -> bool:
+    """Whether an "and" or "or" joins words rather than clauses: a lower-case word of no list follows it
+    ("embezzlement and forgery"), not a determiner, a name, a number or a verb of lexicon.yaml ("and fell")."""
+    found = _NEXT.match(text, end)
+    if found is None:
+        return False
+    word = found[1]
+    return word[0].islower() and word not in _FUNCTION and word not in lexicon().index
 
 
 def _quotes(text: str) -> list[Quote]:

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from ..content.body import LINK_TARGETS, Unit
 from ..content.findings import Finding
 from ..content.models import Claim, Story
-from . import SiteIndex, rule
+from . import SiteIndex
 from .resolve import resolution
 from .wording import stem_words, text_terms, unit_terms
 
@@ -54,9 +54,8 @@ def verdict(words: frozenset[int], cited: Iterable[str], pools: dict[str, frozen
     return Verdict(len(words), len(words & pool), other, best)
 
 
-@rule("LP032", "story", "a paragraph, list item or table row shares too little of its wording with the claims it cites",
-      passes="each passage shares its wording with the claims it cites")
 def wording_supported(story: Story, site: SiteIndex) -> Iterator[Finding]:
+    """LP032's judgement of whole passages (registered with its judgement of sentences in sentence_rules.py)."""
     units = site.bodies[story.path].units
     for index, judged in verdicts(story, site).items():
         if judged.wrong_source or judged.unsupported:
