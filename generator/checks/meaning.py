@@ -113,7 +113,8 @@ def _invented(sentence: Sentence, context: Context) -> Disagreement | None:
     said = read(text, context.known)
     if said.hedged:
         return None
-    new = sorted(content_stems(text) - context.spoken)
+    names = {stem(word.lower()) for word in _WORD.findall(text)[1:] if word[:1].isupper()}
+    new = sorted(content_stems(text) - context.spoken - names)  # (a place or a person the site knows is no new fact)
     if len(new) < 2:
         return None
     return Disagreement("LP032", 0, len(text), f"the sentence rests on no claim of the manifests cited, and says what "
@@ -208,17 +209,19 @@ def _swaps(judged: list) -> tuple[list[Disagreement], set]:
 
 
 def _crossed(first: list, second: list):
-    for a in (c for c in first if c[1]):
-        for b in (c for c in second if c[1]):
-            if a[3] is b[3]:
-                continue
-            into_b = next((c[0] for c in first if c[3] is b[3]), None)
-            into_a = next((c[0] for c in second if c[3] is a[3]), None)
-            if into_b is None or into_a is None:
-                continue
-            margin = 2.5 if a[2] is b[2] else SWAP_MARGIN  # (two figures of one claim: told apart less surely)
-            if into_b > a[0] and into_a > b[0] and (into_b - a[0]) + (into_a - b[0]) >= margin:
-                return (b[2], b[3]), (a[2], a[3])
+    """The two claim figures a swap exchanges, if each figure's words fit the other's claim figure better than the
+    claim figure of its own value they fit best."""
+    a = max((c for c in first if c[1]), key=lambda c: c[0], default=None)
+    b = max((c for c in second if c[1]), key=lambda c: c[0], default=None)
+    if a is None or b is None or a[3] is b[3]:
+        return None
+    into_b = next((c[0] for c in first if c[3] is b[3]), None)
+    into_a = next((c[0] for c in second if c[3] is a[3]), None)
+    if into_b is None or into_a is None:
+        return None
+    margin = 2.5 if a[2] is b[2] else SWAP_MARGIN  # (two figures of one claim: told apart less surely)
+    if into_b > a[0] and into_a > b[0] and (into_b - a[0]) + (into_a - b[0]) >= margin:
+        return (b[2], b[3]), (a[2], a[3])
     return None
 
 

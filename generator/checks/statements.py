@@ -134,8 +134,8 @@ class Statement:
 
 
 def _near(word: str) -> bool:
-    """A word that says what a figure near it is of: a content word, or another number (a year, "Route 14")."""
-    return _content(word) or word[0].isdigit()
+    """A word that says what a figure near it is of: a content word, or a year ("the first quarter of 2026")."""
+    return _content(word) or len(word) == 4 and word.isdigit() and 1800 <= int(word) <= 2100
 
 
 def _term(word: str) -> str:
