@@ -67,8 +67,9 @@ def disagreements(place: Place, context: Context) -> list[Disagreement]:
 
 def _sentence(place: Place, sentence: Sentence, listed: list[ClaimRef], context: Context) -> list[Disagreement]:
     claims = sentence.claims
-    if any(ref.retracted for ref in claims[:1]) and place.kind != "correction" and not _RETRACTION_WORDS.search(sentence.text):
-        return [_retracted(sentence, claims[0])]
+    withdrawn = next((ref for ref in claims if ref.retracted), None)
+    if withdrawn is not None and place.kind != "correction" and not _RETRACTION_WORDS.search(sentence.text):
+        return [_retracted(sentence, withdrawn)]
     invented = _invented(sentence, context) if not claims and place.unit is not None else None
     if not worth_reading(sentence.text):
         return [invented] if invented else []
@@ -134,7 +135,7 @@ def _retracted(sentence: Sentence, ref: ClaimRef) -> Disagreement:
 def _frame(statement: Statement, offset: int, end: int, noun: str = "") -> set[str]:
     """The words a figure or date is said of: the content words nearest it in its clause, and ("=" and its stem)
     the noun it counts."""
-    found = statement.window(offset, end)
+    found = statement.window(offset, end) | statement.named_before(offset)
     for word in noun.split():
         found |= {stem(word), "=" + stem(word)}
     return found
@@ -143,7 +144,7 @@ def _frame(statement: Statement, offset: int, end: int, noun: str = "") -> set[s
 def _bound(frame: set[str], other: set[str], claims: Claims) -> float:
     """How surely two figures are said of the same thing: the distinctive words near both, and twice over
     when they count the same noun."""
-    return sum(1.0 if term[0] == "=" else claims.weight(term) for term in frame & other if term != "~")
+    return sum(1.0 if term[0] in "=@" else claims.weight(term) for term in frame & other if term != "~")
 
 
 def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef], place: Place,
@@ -179,7 +180,7 @@ def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef
             bound = any(c[0] >= MIN_BIND and _strict(quantity, c[3]) for c in candidates)
             problem = (_unmatched(quantity, candidates, place, context) if bound else None) or _elsewhere(
                 quantity, place, context) or _unmatched(quantity, candidates, place, context)
-            if problem is not None and problem.code == "LP031" and _derived(quantity, said, pool, candidates):
+            if problem is not None and problem.code == "LP031" and _derived(quantity, said, pool, candidates, context.claims):
                 problem = None
         else:  # a small count ("two documents") is judged only against a claim's count of the same thing
             problem = _unmatched(quantity, [c for c in candidates if any(t[0] == "=" for t in c[4])], place, context)
@@ -282,12 +283,13 @@ def _changed(text: str, start: int, end: int, candidate, hint: str) -> Disagreem
                         f"'{other.text}' ({ref.named}: \"{_short(ref.text)}\"): expected {hint}")
 
 
-def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidates: list) -> bool:
+def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidates: list, claims: Claims) -> bool:
     """A figure the reporter worked out from two of the claims' (a sum, a difference, a share of one in the other,
     a change in percent or in points, a half or a double where the sentence says so), unless it is bound to a
     claim's figure of its kind that says otherwise."""
-    if any(c[0] >= MIN_BIND and _strict(quantity, c[3]) for c in candidates):
-        return False
+    if any(_strict(quantity, c[3]) and _bound({t for t in c[4] if t[0] != "@"}, c[4], claims) >= MIN_BIND
+           for c in candidates):
+        return False  # said of what a claim figure measures (its words, not only a name near it)
     restated = _restated(quantity, said)
     if restated is not None:  # "48%, or nearly half": the share is that figure's, nothing worked out
         return agrees(quantity, restated)
@@ -622,6 +624,21 @@ _BUSINESS = frozenset({"company", "firm", "corporation", "corp", "inc", "ltd", "
                        "operator", "utility", "motors", "pharmaceuticals", "stores", "foods"})
 
 
+_KINDS_OF_BODY = (
+    _GOVERNMENT | {"service", "services", "bureau"},
+    _BUSINESS | {"power", "energy", "water", "electric", "gas", "labs"},
+    frozenset({"association", "union", "coalition", "alliance", "campaign", "party", "club", "foundation", "trust",
+               "society", "federation", "league"}),
+    frozenset({"court", "jury", "judge", "prosecutors", "prosecution", "defence", "defense", "police"}),
+    frozenset({"school", "schools", "district", "university", "college"}),
+    frozenset({"hospital", "hospitals", "clinic", "health"}),
+)
+
+
+def _bodies(words: set[str]) -> set[int]:
+    return {i for i, kind in enumerate(_KINDS_OF_BODY) if words & kind}
+
+
 def _same(mine: list[Entity], theirs: list[Entity], text: str = "") -> bool:
     """Whether two texts may name the same person or organisation: by any word of a name ("Ruiz" is "Ana
     Ruiz"), or the claim's `text` names one the sentence does in any words. An organisation named by what it is
@@ -630,11 +647,10 @@ def _same(mine: list[Entity], theirs: list[Entity], text: str = "") -> bool:
     words = set().union(*(entity.words for entity in theirs)) | set(_normal(text))
     if any(entity.words & words for entity in mine):
         return True
-    mine_kinds = set().union(*(_kind_word(e) for e in mine))
-    theirs_kinds = set().union(*(_kind_word(e) for e in theirs))
-    if mine_kinds and theirs_kinds and (mine_kinds & theirs_kinds or mine_kinds | theirs_kinds <= _GOVERNMENT
-                                        or mine_kinds | theirs_kinds <= _BUSINESS):
-        return True
+    mine_kinds = _bodies(set().union(*(_kind_word(e) for e in mine)))
+    theirs_kinds = _bodies(set().union(*(_kind_word(e) for e in theirs)))
+    if mine_kinds & theirs_kinds:
+        return True  # (a city's department is the city; "the company" may be any business)
     generic = any(e.generic for e in mine) or any(e.generic for e in theirs)
     return generic and not (mine_kinds and theirs_kinds)
 
@@ -843,12 +859,14 @@ def _opposed(said: Statement, index: int, clause, other, ref: ClaimRef, combined
     start, end = _clause_span(said, index)
     sign = -1 if clause.negations % 2 else 1
     other_sign = -1 if other.negations % 2 else 1
-    if sign != other_sign and not (set(clause.senses) & set(other.senses)) and _close(clause, other, both=True) and (
-            _negations(said) % 2 != _negations(claim_statement(ref.text)) % 2):
+    stated = claim_statement(ref.text)
+    comparative = bool(clause.senses) and bool(stated.superlatives)  # "no total has been higher": the highest
+    denied = clause.negated & other.stems if sign < 0 else other.negated & clause.stems  # ("without a home": homeless)
+    if sign != other_sign and denied and not (set(clause.senses) & set(other.senses)) and not comparative and (
+            _close(clause, other, both=True) and _negations(said) % 2 != _negations(stated) % 2):
         what = "a negation the claim does not make" if sign < 0 else "no negation where the claim has one"
         return Disagreement("LP033", start, end, f"the sentence has {what} ({ref.named}: \"{_short(ref.text)}\"): "
                             "expected what the claim states, not its opposite")
-    stated = claim_statement(ref.text)
     if sign == other_sign and _about(clause, other) and _overstated(said, clause, stated) and not any(
             _about(clause, c) and not c.possible and not c.intends for r in combined if r is not ref
             for c in claim_statement(r.text).clauses):

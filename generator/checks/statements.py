@@ -82,6 +82,7 @@ class Clause:
     stems: set[str] = field(default_factory=set)
     capitals: set[str] = field(default_factory=set)  # the stems of its words written capitalised (names)
     negations: int = 0
+    negated: set[str] = field(default_factory=set)  # the stems of the words just after its negations
     senses: dict[str, int] = field(default_factory=dict)   # opposites entry -> +1 / -1 (0: both), negations applied
     sense_words: dict[str, str] = field(default_factory=dict)
     possible: bool = False   # hedges: may, could, proposes
@@ -115,6 +116,19 @@ class Statement:
                 break
             found = token.clause
         return found
+
+    def named_before(self, offset: int) -> set[str]:
+        """The name written last before a place in the sentence ("Port Avery ... got 9.8 inches"): what a figure
+        there is most likely said of, as "@" and the stems of its words."""
+        run: list[Token] = []
+        for token in self.tokens:
+            if token.start >= offset:
+                break
+            if token.text[:1].isupper() and token.word not in _FUNCTION and token.word not in _BREAKS:
+                if run and self.tokens.index(run[-1]) != self.tokens.index(token) - 1:
+                    run = []
+                run.append(token)
+        return {"@" + stem(t.word.removesuffix("'s")) for t in run}
 
     def quoted(self, offset: int) -> bool:
         return any(quote.start <= offset < quote.end for quote in self.quotes)
@@ -184,6 +198,7 @@ def read(text: str, known: Mapping[str, str] | None = None, lenient: bool = Fals
             clause.stems.add("#" + word.replace(",", ""))  # a number says which fact a clause is about
         if word.endswith("n't") and i >= skip_to:
             clause.negations += 1
+            clause.negated |= _following(tokens, i + 1)
         if word not in words.index or i < skip_to:
             continue
         in_quote = bool(quotes) and any(quote.start <= token.start < quote.end for quote in quotes)
@@ -198,6 +213,7 @@ def read(text: str, known: Mapping[str, str] | None = None, lenient: bool = Fals
                 break
             if kind == "negator":
                 clause.negations += 1
+                clause.negated |= _following(tokens, i + length)
             elif kind == "opposite":
                 negated = _negated(tokens, i, words)
                 side = -key[2] if negated else key[2]
@@ -216,6 +232,17 @@ def read(text: str, known: Mapping[str, str] | None = None, lenient: bool = Fals
     return Statement(text, tokens, clauses, found, whens, quotes, _entities(tokens, words, known, lenient), superlatives,
                      absolutes, attributes, any(clause.possible or clause.intends for clause in clauses),
                      any(clause.possible for clause in clauses))
+
+
+def _following(tokens: list[Token], start: int) -> set[str]:
+    """The stems of the first two content words from `start` in its clause: what a negation there denies."""
+    found = []
+    for token in tokens[start:start + 5]:
+        if token.clause != tokens[start - 1].clause or len(found) == 2:
+            break
+        if _content(token.word):
+            found.append(stem(token.word))
+    return set(found)
 
 
 def _negated(tokens: list[Token], i: int, words: Lexicon) -> bool:
