@@ -95,10 +95,15 @@ _ABOUT_SOURCES = re.compile(r"\b(?:report|reports|filing|minutes|figures|numbers
                             r"study|survey|update|release|audit|records?|order|verdict|sources?|notice|announcement|"
                             r"preprint|paper|analysis|guide|count|tracker|presentation|summary|complaint|ruling|"
                             r"says|said|say)\b", re.I)
+_MODAL = frozenset({"may", "might", "could", "would", "should", "perhaps", "possibly", "likely", "if", "whether",
+                    "unless", "probably"})
 _POINTING = frozenset({"this", "that", "these", "those", "it", "its", "such", "they", "them", "their", "here", "there"})
 _TELLING = frozenset({"will", "shall", "approved", "adopted", "passed", "decided", "agreed", "signed", "completed",
                       "confirmed", "ordered", "awarded", "granted", "opened", "launched", "closed", "hired", "fired",
-                      "banned", "built", "bought", "sold", "voted", "announced", "paid", "raised", "cut", "added"})
+                      "banned", "built", "bought", "sold", "voted", "announced", "paid", "raised", "cut", "added",
+                      "asked", "imposed", "required", "introduced", "suspended", "cancelled", "canceled", "delayed",
+                      "appointed", "resigned", "arrested", "charged", "fined", "sued", "settled", "acquired",
+                      "merged", "donated", "pledged", "promised", "extended", "expanded", "declared"})
 
 
 def _invented(sentence: Sentence, context: Context) -> Disagreement | None:
@@ -109,10 +114,7 @@ def _invented(sentence: Sentence, context: Context) -> Disagreement | None:
     words = [word.lower() for word in _WORD.findall(text)]
     if text.rstrip().endswith((":", "?")) or not _TELLING.intersection(words) or _POINTING.intersection(words):
         return None
-    if _ABOUT_SOURCES.search(text):
-        return None
-    said = read(text, context.known)
-    if said.hedged:
+    if _ABOUT_SOURCES.search(text) or _MODAL.intersection(words):
         return None
     names = {stem(word.lower()) for word in _WORD.findall(text)[1:] if word[:1].isupper()}
     new = sorted(content_stems(text) - context.spoken - names)  # (a place or a person the site knows is no new fact)
@@ -161,7 +163,8 @@ def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef
                 if comparable(quantity, other):
                     theirs = _frame(stated, other.start, other.end, other.noun)
                     bound = _bound(frame, theirs, context.claims) + 0.5 * (ref in aligned)
-                    candidates.append((bound, agrees(quantity, other), ref, other, frame & theirs, theirs))
+                    core = _bound({t for t in frame if t[0] != "@"}, theirs, context.claims)
+                    candidates.append((bound, agrees(quantity, other), ref, other, frame & theirs, theirs, core))
         judged.append((quantity, candidates))
     found, swapped = _swaps(judged)
     for quantity, candidates in judged:
@@ -177,7 +180,7 @@ def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef
             problem = _judge(quantity.text, quantity.start, quantity.end, strict,
                              lambda other: _figure_hint(quantity, other))
         elif _qualifies(quantity):
-            bound = any(c[0] >= MIN_BIND and _strict(quantity, c[3]) for c in candidates)
+            bound = any(c[6] >= MIN_BIND and _strict(quantity, c[3]) for c in candidates)
             problem = (_unmatched(quantity, candidates, place, context) if bound else None) or _elsewhere(
                 quantity, place, context) or _unmatched(quantity, candidates, place, context)
             if problem is not None and problem.code == "LP031" and _derived(quantity, said, pool, candidates, context.claims):
@@ -241,8 +244,8 @@ def _unmatched(quantity: Quantity, candidates: list, place: Place, context: Cont
     strict = [c for c in candidates if _strict(quantity, c[3])]
     if strict:
         best = max(strict, key=lambda c: c[0])
-        if best[0] >= MIN_FRAME or _qualifies(quantity):
-            if best[0] < MIN_FRAME:
+        if best[6] >= MIN_FRAME or _qualifies(quantity):
+            if best[6] < MIN_FRAME:
                 best = min(strict, key=lambda c: _distance(quantity.text, c[3]))
             return _changed(quantity.text, quantity.start, quantity.end, best, _figure_hint(quantity, best[3]))
     if not _qualifies(quantity):
@@ -270,8 +273,10 @@ def _judge(text: str, start: int, end: int, candidates: list, hint) -> Disagreem
         return None
     best = max(candidates, key=lambda c: c[0])
     closest = max((c for c in candidates if c[1]), key=lambda c: c[0], default=None)
-    if best[1] or best[0] < MIN_BIND or len(best) > 5 and "~" in best[5]:
-        return None  # (a claim figure alone in its clause is said of what its claim says around it: no telling)
+    if best[1] or best[0] < MIN_BIND or len(best) > 5 and ("~" in best[5] or best[6] < MIN_FRAME):
+        return None  # (a claim figure alone in its clause, or near only a name, may be said of anything there)
+    if len(best) > 5 and not _qualifies(best[3]) and not any(t[0] == "=" for t in best[4]):
+        return None  # (a small count is bound to another only by the noun it counts)
     if closest is not None and (best[0] < closest[0] + BIND_MARGIN or closest[2] is best[2]):
         return None  # (two figures of one claim, "9.5%, up from 8.1%", are not told apart by their words)
     return _changed(text, start, end, best, hint(best[3]))
@@ -287,8 +292,7 @@ def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidat
     """A figure the reporter worked out from two of the claims' (a sum, a difference, a share of one in the other,
     a change in percent or in points, a half or a double where the sentence says so), unless it is bound to a
     claim's figure of its kind that says otherwise."""
-    if any(_strict(quantity, c[3]) and _bound({t for t in c[4] if t[0] != "@"}, c[4], claims) >= MIN_BIND
-           for c in candidates):
+    if any(_strict(quantity, c[3]) and c[6] >= MIN_BIND for c in candidates):
         return False  # said of what a claim figure measures (its words, not only a name near it)
     restated = _restated(quantity, said)
     if restated is not None:  # "48%, or nearly half": the share is that figure's, nothing worked out
@@ -424,7 +428,7 @@ def _whens(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef],
         titled = any(_when_agrees(when, other, year) for other in context.titled)
         hint = lambda other: f"{other.text}, as the claim dates it"  # noqa: E731
         if any(c[1] for c in candidates):
-            problem = _judge(when.text, when.start, when.end, candidates, hint)
+            problem = None if "~" in frame else _judge(when.text, when.start, when.end, candidates, hint)
         else:
             best = max(candidates, key=lambda c: c[0], default=None)
             problem = None
@@ -862,6 +866,8 @@ def _opposed(said: Statement, index: int, clause, other, ref: ClaimRef, combined
     stated = claim_statement(ref.text)
     comparative = bool(clause.senses) and bool(stated.superlatives)  # "no total has been higher": the highest
     denied = clause.negated & other.stems if sign < 0 else other.negated & clause.stems  # ("without a home": homeless)
+    if -1 in (other.senses.values() if sign < 0 else clause.senses.values()):
+        denied = set()  # ("can no longer be watered": "is banned")
     if sign != other_sign and denied and not (set(clause.senses) & set(other.senses)) and not comparative and (
             _close(clause, other, both=True) and _negations(said) % 2 != _negations(stated) % 2):
         what = "a negation the claim does not make" if sign < 0 else "no negation where the claim has one"
@@ -894,7 +900,7 @@ def _about(clause, other) -> bool:
     shorter one's."""
     shared = clause.stems & other.stems
     names = clause.capitals | other.capitals
-    return len(shared) >= 2 and bool(shared - names) and len(shared) >= 0.5 * min(len(clause.stems), len(other.stems))
+    return len(shared) >= 2 and bool(shared - names) and len(shared) >= 0.4 * min(len(clause.stems), len(other.stems))
 
 
 def _close(clause, other, both: bool = False) -> bool:

@@ -144,7 +144,7 @@ class Quantity:
     noun: str = ""        # the words it counts ("extra overflow beds"), lower-cased
     hedge: str = ""       # "" or a lexicon.yaml hedge: about, below, under, above, over, least
     precision: float = 1  # the unit of its last written digit (3.46: 0.01), scale applied
-    coarse: float = 1     # the same, counting trailing zeros as unwritten digits (3,000: 1000)
+    coarse: float = 1     # the same, counting two or more trailing zeros as unwritten digits (3,000: 1000)
     words: bool = False   # written in words
     derived: bool = False  # read off other figures ("14 of its 22": a share): it supports, it is never judged
 
@@ -239,7 +239,7 @@ def _quantity(text: str, figure, span: tuple[int, int]) -> Quantity:
     if not decimals:
         digits = str(int(figure.core))
         zeros = len(digits) - len(digits.rstrip("0")) if int(figure.core) else 0
-        coarse = precision * 10 ** min(zeros, len(digits) - 1)
+        coarse = precision * 10 ** min(zeros, len(digits) - 1) if zeros >= 2 else precision
     hedge = _hedge(text, start)
     return Quantity(start, end, text[start:end], value, unit, noun, hedge, precision, coarse)
 

@@ -24,8 +24,8 @@ _STOP = frozenset(get_stop_words("en")) | {"said", "says", "also", "would", "wil
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:[-'’][^\W_]+)*|[^\W_]+|[;:,()\[\]\u2014\u2013?!]")
 _BREAKS = frozenset(";:,()[]\u2014\u2013?!")
 _JOINS = frozenset({"but", "while", "whereas", "although", "though", "however", "and", "or", "which",
-                    "who", "whose", "where", "when", "after", "before", "because", "since", "as", "than", "so",
-                    "that", "if", "unless", "until", "whether"})
+                    "who", "whose", "where", "when", "because", "as", "than", "so", "that", "if", "unless",
+                    "whether"})  # ("since", "after", "until": mostly before a date, which belongs to its clause)
 _QUOTE = re.compile(r"[\"“”]([^\"“”]{1,2000})[\"“”]|(?<![\w’'])[‘']([^‘’'\n]{2,2000}?)[’'](?![\w‘’'])")
 _MARKS = re.compile(r"[\d\"“”‘’]|\w [A-Z]")
 _TRAILING = frozenset({"up", "down", "rising", "falling", "dropping", "climbing", "declining", "compared", "higher",
