@@ -153,16 +153,7 @@ def places(story: Story, body: Body) -> list[Place]:
     citations; a key fact its `cites`; a correction the manifest it names (else the whole ledger); the title,
     description, headings and the lead image's caption the whole ledger."""
     ledger = tuple(dict.fromkeys(entry.manifest for entry in story.meta.ledger))
-    meta = story.meta
-    found = [Place("title", meta.title, ledger, loc=("title",)),
-             Place("description", meta.description, ledger, loc=("description",))]
-    if meta.image is not None and meta.image.caption:
-        found.append(Place("caption", meta.image.caption, ledger, loc=("image", "caption")))
-    for index, correction in enumerate(meta.corrections):
-        found.append(Place("correction", correction.text, (correction.manifest,) if correction.manifest else ledger,
-                           loc=("corrections", index, "text")))
-    for index, fact in enumerate(meta.key_facts):
-        found.append(Place("key fact", fact.text, tuple(dict.fromkeys(fact.cites)), loc=("key_facts", index, "text")))
+    found = front_places(story)
     for section in body.sections:
         if section.title is not None:
             found.append(Place("heading", section.title, ledger, line=section.line))
@@ -173,14 +164,68 @@ def places(story: Story, body: Body) -> list[Place]:
     return found
 
 
-def aligned(story: Story, body: Body, manifests: Mapping[str, ManifestFile], claims: Claims | None = None) -> list[Place]:
-    """Every place of a story with its sentences aligned to the claims the ledger lists from its cited manifests."""
-    claims = claims or story_claims(story, manifests)
+# The last story aligned, with the objects it was aligned from (held, so that no other object takes their ids):
+# its rules, then its pages ask for it, in one process.
+_LAST: list = []
+
+
+def front_places(story: Story) -> list[Place]:
+    """The places of a story's front matter: title, description, the lead image's caption, corrections, key facts."""
+    ledger = tuple(dict.fromkeys(entry.manifest for entry in story.meta.ledger))
+    meta = story.meta
+    found = [Place("title", meta.title, ledger, loc=("title",)),
+             Place("description", meta.description, ledger, loc=("description",))]
+    if meta.image is not None and meta.image.caption:
+        found.append(Place("caption", meta.image.caption, ledger, loc=("image", "caption")))
+    for index, correction in enumerate(meta.corrections):
+        found.append(Place("correction", correction.text, (correction.manifest,) if correction.manifest else ledger,
+                           loc=("corrections", index, "text")))
+    for index, fact in enumerate(meta.key_facts):
+        found.append(Place("key fact", fact.text, tuple(dict.fromkeys(fact.cites)), loc=("key_facts", index, "text")))
+    return found
+
+
+def front_alignment(story: Story, manifests: Mapping[str, ManifestFile], headings: list[str]) -> list[Place]:
+    """The front matter's places and the headings, each sentence aligned (what a story's pages show of them)."""
+    claims = story_claims(story, manifests)
+    ledger = tuple(dict.fromkeys(entry.manifest for entry in story.meta.ledger))
+    found = [*front_places(story), *(Place("heading", title, ledger) for title in headings)]
+    return [align_place(place, claims) for place in found]
+
+
+def aligned(story: Story, body: Body, manifests: Mapping[str, ManifestFile]) -> tuple[list[Place], Claims]:
+    """Every place of a story with its sentences aligned to the claims the ledger lists from its cited
+    manifests, and those claims (made once for the last story asked about)."""
+    if _LAST and _LAST[0] is story and _LAST[1] is body and _LAST[2] is manifests:
+        return _LAST[3]
+    claims = story_claims(story, manifests)
     found = places(story, body)
     for place in found:
-        candidates = claims.listed(place.cited)
-        for start, end in sentences(place.text):
-            text = place.text[start:end]
-            refs, score = align(text, candidates, claims) if candidates else ((), 0.0)
-            place.sentences.append(Sentence(start, end, text, refs, score))
-    return found
+        align_place(place, claims)
+    _LAST[:] = [story, body, manifests, (found, claims)]
+    return found, claims
+
+
+def align_place(place: Place, claims: Claims) -> Place:
+    candidates = claims.listed(place.cited)
+    for start, end in sentences(place.text):
+        text = place.text[start:end]
+        refs, score = align(text, candidates, claims) if candidates else ((), 0.0)
+        place.sentences.append(Sentence(start, end, text, refs, score))
+    return place
+
+
+Shown = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # ((sentence, ((manifest id, claim id), …)), …)
+
+
+def place_rows(place: Place) -> Shown:
+    """A place's sentences as its pages show them: each with the claims it rests on."""
+    return tuple((s.text, tuple((ref.manifest_id, ref.claim_id) for ref in s.claims)) for s in place.sentences)
+
+
+def block_sentences(story: Story, body: Body, manifests: Mapping[str, ManifestFile]) -> list[Shown]:
+    """Per block of the body (sections in order, then blocks), its units' sentences with their claims."""
+    found, _ = aligned(story, body, manifests)
+    by_unit = {id(place.unit): place for place in found if place.unit is not None}
+    return [tuple(row for unit in block.units if id(unit) in by_unit for row in place_rows(by_unit[id(unit)]))
+            for section in body.sections for block in section.blocks]

@@ -14,7 +14,7 @@ from ..content.body import LINK_TARGETS
 from ..content.findings import Finding
 from ..content.models import Story
 from . import SiteIndex, rule
-from .alignment import Place, aligned, story_claims
+from .alignment import Place, aligned
 from .meaning import Context, Disagreement, disagreements, published_days
 from .resolve import resolution
 from .statements import claim_statement, content_stems, people
@@ -36,8 +36,7 @@ def compared(story: Story, site: SiteIndex) -> Compared:
 
 def _compare(story: Story, site: SiteIndex) -> Compared:
     body = site.bodies[story.path]
-    claims = story_claims(story, site.manifests)
-    found_places = aligned(story, body, site.manifests, claims)
+    found_places, claims = aligned(story, body, site.manifests)
     resolved = resolution(story, site)
     moved = misattributed(story, site)
     units = body.units

@@ -111,10 +111,16 @@ def _message(unit: Unit, judged: Verdict, pool: frozenset[int]) -> str:
 
 
 def ledger_pools(story: Story, site: SiteIndex) -> dict[str, frozenset[int]]:
-    """Manifest id -> the terms of the claims the ledger uses from it, and of its title."""
+    """Manifest id -> the terms of the claims the ledger uses from it, of its title, and of its retraction's note
+    (a passage may say that the source was withdrawn, and why)."""
     return site.derive(("pools", story.path), lambda: {
-        manifest_id: pool(site.manifests[manifest_id].manifest.title, claims)
+        manifest_id: pool(_titled(site.manifests[manifest_id].manifest), claims)
         for manifest_id, claims in resolution(story, site).used.items()})
+
+
+def _titled(manifest) -> str:
+    withdrawn = manifest.retracted
+    return f"{manifest.title} {withdrawn.note} withdrawn retracted" if withdrawn else manifest.title
 
 
 def pool(title: str, claims: Iterable[Claim | str]) -> frozenset[int]:

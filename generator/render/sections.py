@@ -1,5 +1,5 @@
 """A story's body as sections, as every variant shows it: each block rendered, its cite markers numbered by the
-ledger, with the claims that back it."""
+ledger, with each of its sentences and the claims that state it."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from ..checks.evidence import Backing, block_backing
+from ..checks.alignment import Shown, block_sentences
 from ..content.body import Body, render_block
 from ..content.config import SiteConfig
 from ..content.images import ImageFile
@@ -16,11 +16,24 @@ from .images import img_attributes, renditions
 from .view import View
 
 
-class Evidence(View):
-    """The claims of one cited manifest that back a block, best match first (their texts are in the ledger)."""
+class ClaimRefView(View):
+    """A claim a sentence rests on: its manifest's id and its own (its text is in the story's ledger)."""
 
     manifest_id: str
-    claims: list[str]
+    claim_id: str
+
+
+class SentenceView(View):
+    """A sentence as a reader reads it, with the claims of its cited manifests that state it, best first (none:
+    it rests on its passage's sources as a whole, in the reporter's own words)."""
+
+    text: str
+    claims: list[ClaimRefView]
+
+
+def sentence_views(rows: Shown) -> list[SentenceView]:
+    return [SentenceView(text=text, claims=[ClaimRefView(manifest_id=m, claim_id=c) for m, c in claims])
+            for text, claims in rows]
 
 
 class Paragraph(View):
@@ -30,7 +43,7 @@ class Paragraph(View):
     markdown: str
     html: str
     cites: list[str]
-    evidence: list[Evidence]
+    sentences: list[SentenceView]
 
 
 class SectionView(View):
@@ -42,12 +55,12 @@ class SectionView(View):
     paragraphs: list[Paragraph]
 
 
-SectionRow = tuple[str | None, str | None, list[tuple[str, str, str, list[str], Backing]]]
+SectionRow = tuple[str | None, str | None, list[tuple[str, str, str, list[str], Shown]]]
 
 
 def section_rows(story: Story, body: Body, manifests: dict[str, ManifestFile],
                  images: Mapping[str, ImageFile] | None = None, config: SiteConfig | None = None) -> list[SectionRow]:
-    """The body as rendered sections, as plain tuples (title, anchor, [(kind, markdown, html, cites, evidence)]):
+    """The body as rendered sections, as plain tuples (title, anchor, [(kind, markdown, html, cites, sentences)]):
     cite markers numbered by ledger order, titled by their manifest. What a build keeps between reading a story
     and rendering its page (quicker to make, pickle and load than the models: sections_of makes those).
     Images of content/images/ (`images`, by src) are shown at the widths the build writes them in."""
@@ -61,9 +74,9 @@ def section_rows(story: Story, body: Body, manifests: dict[str, ManifestFile],
         moved = {src: config.url(renditions(image, config.widths)[-1].path) for src, image in shown.items()}
     else:
         moved = {}
-    backing = iter(block_backing(story, body, manifests))
+    said = iter(block_sentences(story, body, manifests))
     return [(section.title, section.anchor,
-             [(block.kind, _moved(block.markdown, moved), render_block(block, env), block.cited_ids, next(backing))
+             [(block.kind, _moved(block.markdown, moved), render_block(block, env), block.cited_ids, next(said))
               for block in section.blocks])
             for section in body.sections]
 
@@ -80,8 +93,6 @@ def _moved(markdown: str, moved: Mapping[str, str]) -> str:
 
 def sections_of(rows: list[SectionRow]) -> list[SectionView]:
     return [SectionView(title=title, anchor=anchor, paragraphs=[
-                Paragraph(kind=kind, markdown=markdown, html=html, cites=cites,
-                          evidence=[Evidence(manifest_id=manifest_id, claims=list(claims))
-                                    for manifest_id, claims in evidence])
-                for kind, markdown, html, cites, evidence in paragraphs])
+                Paragraph(kind=kind, markdown=markdown, html=html, cites=cites, sentences=sentence_views(said))
+                for kind, markdown, html, cites, said in paragraphs])
             for title, anchor, paragraphs in rows]

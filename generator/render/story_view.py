@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping
 from pydantic import ConfigDict, Field
 
 from ..checks import RULES
+from ..checks.alignment import front_alignment, place_rows
 from ..checks.waivers import reasons
 from ..content.authors import Author
 from ..content.config import SiteConfig
@@ -19,7 +20,7 @@ from .dates import iso_z, local_day, shown_time
 from .images import ImageView, image_view
 from .kinds import KINDS
 from .ledger import ClaimView, LedgerRow, Verify, ledger_rows, verify_view
-from .sections import SectionView
+from .sections import SectionView, SentenceView, sentence_views
 from .view import View
 
 __all__ = ["ClaimView", "LedgerRow", "Verify", "View", "iso_z", "ledger_rows"]  # (others import them from here)
@@ -49,6 +50,16 @@ class KeyFactView(View):
     text: str
     labels: list[str]
     cites: list[str]
+    sentences: list[SentenceView]
+
+
+class AlignedView(View):
+    """A line of the story outside its body (the title, the description, a heading, the lead image's caption, a
+    correction) and its sentences, each with the claims that state it."""
+
+    place: str
+    text: str
+    sentences: list[SentenceView]
 
 
 class DecisionCardView(View):
@@ -132,7 +143,12 @@ class StoryView(View):
     corrections: list[CorrectionView]
     """Its corrections, oldest first."""
     key_facts: list[KeyFactView]
-    """The short facts shown above the story, each with the manifests it comes from."""
+    """The short facts shown above the story, each with the manifests it comes from and its sentences with the
+    claims that state them."""
+    alignment: list[AlignedView]
+    """The title, description, headings, the lead image's caption and the corrections, each sentence with the
+    claims of the story's ledger that state it (a body paragraph's are in `sections`, a key fact's in
+    `key_facts`)."""
     sections: list[SectionView]
     """The body in sections: each `## ` (or `# `) heading opens one, with its title and anchor; what comes
     before the first heading, if anything, is a section without a title."""
@@ -206,6 +222,8 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
     waivers = [Waiver(code=code, rule=rule, reason=reason) for code, rule, reason in reasons(meta.waive)]
     writers = author_views(meta.authors, authors or {}, config)
     lead, pictures = _images(story, images or {}, shown, config)
+    front = front_alignment(story, manifests, [section.title for section in sections if section.title])
+    facts = [place for place in front if place.kind == "key fact"]
     return StoryView(
         view_version=VIEW_VERSION, title=meta.title, description=meta.description, slug=story.slug,
         path=story.url_path, url=url, canonical=url, published=iso_z(published), updated=updated,
@@ -216,7 +234,10 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
         trust_line=f"{trust.name} · {counted(sources, 'source')} · {newsroom.name} · "
                    f"Published {shown_time(iso_z(published), config.timezone, config.date_format)}",
         image=lead, images=pictures, corrections=correction_views(story),
-        key_facts=[KeyFactView(text=f.text, labels=f.labels, cites=f.cites) for f in meta.key_facts],
+        key_facts=[KeyFactView(text=f.text, labels=f.labels, cites=f.cites, sentences=sentence_views(place_rows(place)))
+                   for f, place in zip(meta.key_facts, facts)],
+        alignment=[AlignedView(place=place.kind, text=place.text, sentences=sentence_views(place_rows(place)))
+                   for place in front if place.kind != "key fact"],
         sections=sections, unresolved=list(meta.unresolved),
         decision_card=DecisionCardView(**card.model_dump()) if card else None,
         ledger=ledger, verify=verify_view(config, ids), related=related,
