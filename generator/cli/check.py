@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from ..content.findings import counted
+from ..content.findings import counted, printable
 from ..render.dates import iso_z
 from .cache import site_checked
 from .options import ROOT, detail, print_findings, say, verbosity
@@ -25,13 +25,18 @@ if TYPE_CHECKING:
 @click.option("--format", "form", type=click.Choice(["text", "json", "sarif"]), default="text", show_default=True,
               help="text: one `path:line:col: CODE message` a line; json: a JSON array; sarif: SARIF 2.1.0.")
 @click.option("--force", is_flag=True, help="Read every file again, ignoring .ledgerpress-cache/.")
+@click.option("--explain", "place", metavar="PATH:LINE",
+              help="Show how the paragraph, list item, table row, key fact, heading or front-matter line at PATH:LINE "
+                   "reads against its sources: each sentence, the claims it rests on, and its findings.")
 @verbosity
-def check(root: Path, form: str, force: bool) -> None:
+def check(root: Path, form: str, force: bool, place: str | None) -> None:
     """Run every rule on the site and print the findings; exit 1 if an error remains (drafts only warn). Only
     the files changed since the last check are read again (--force: every file)."""
     started = time.perf_counter()
     checked = site_checked(root.resolve(), force)
     findings = checked.findings
+    if place is not None:
+        sys.exit(_explain(root.resolve(), place, findings))
     drafts = {path for path, record in checked.records.items() if record.draft}
     if form == "json":
         click.echo(json.dumps([f.as_dict() for f in findings], indent=2, ensure_ascii=False))
@@ -52,6 +57,37 @@ def check(root: Path, form: str, force: bool) -> None:
         detail(f"scheduled (built from {iso_z(story.published)}): {story.path}")
     detail(f"checked in {time.perf_counter() - started:.2f} s")
     sys.exit(1 if any(f.severity == "error" for f in findings) else 0)
+
+
+def _explain(root: Path, place: str, findings: list[Finding]) -> int:
+    """Print how one unit of a story reads against its claims; 2 when PATH:LINE names none."""
+    from ..engine.explain import Explained, explain
+
+    shown, _, line = place.rpartition(":")
+    if not shown or not line.isdigit():
+        click.echo(f"--explain {printable(place)}: expected PATH:LINE, e.g. content/stories/2026-11-21/a-story.md:43",
+                   err=True)
+        return 2
+    found = explain(root, shown, int(line))
+    if not isinstance(found, Explained):
+        click.echo(printable(found), err=True)
+        return 2
+    against = ("read against every manifest of the ledger" if found.kind in ("title", "description", "heading", "caption")
+               else f"citing {', '.join(found.cited) or 'nothing'}")
+    click.echo(f"{shown}:{found.lines.start}: {found.kind}, {against}")
+    for number, (text, claims) in enumerate(found.sentences, start=1):
+        click.echo(f"  {number}. {printable(text)}")
+        if not claims:
+            click.echo("     rests on no one claim: the reporter's own words, from the sources the unit cites")
+        for ref in claims:
+            listed = "" if ref.listed else " (not in the ledger)"
+            click.echo(f"     - {ref.manifest_id}/{ref.claim_id}{listed} '{printable(ref.title)}': "
+                       f"\"{printable(ref.text)}\"")
+    here = [finding for finding in findings if found.holds(finding, shown)]
+    click.echo("  findings: none" if not here else "  findings:")
+    for finding in here:
+        click.echo(f"     {finding}")
+    return 1 if any(f.severity == "error" for f in here) else 0
 
 
 def _summary(checked: Checked, findings: list[Finding], drafts: int) -> str:
