@@ -183,7 +183,8 @@ def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef
             bound = any(c[6] >= MIN_BIND and _strict(quantity, c[3]) for c in candidates)
             problem = (_unmatched(quantity, candidates, place, context) if bound else None) or _elsewhere(
                 quantity, place, context) or _unmatched(quantity, candidates, place, context)
-            if problem is not None and problem.code == "LP031" and _derived(quantity, said, pool, candidates, context.claims):
+            if problem is not None and problem.code == "LP031" and _derived(quantity, said, pool, candidates, context.claims,
+                                                                              place.kind in _HEADLINES):
                 problem = None
         else:  # a small count ("two documents") is judged only against a claim's count of the same thing
             problem = _unmatched(quantity, [c for c in candidates if any(t[0] == "=" for t in c[4])], place, context)
@@ -288,7 +289,8 @@ def _changed(text: str, start: int, end: int, candidate, hint: str) -> Disagreem
                         f"'{other.text}' ({ref.named}: \"{_short(ref.text)}\"): expected {hint}")
 
 
-def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidates: list, claims: Claims) -> bool:
+def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidates: list, claims: Claims,
+             headline: bool = False) -> bool:
     """A figure the reporter worked out from two of the claims' (a sum, a difference, a share of one in the other,
     a change in percent or in points, a half or a double where the sentence says so), unless it is bound to a
     claim's figure of its kind that says otherwise."""
@@ -298,7 +300,7 @@ def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidat
     if restated is not None:  # "48%, or nearly half": the share is that figure's, nothing worked out
         return agrees(quantity, restated)
     own = [q for q in said.quantities if q is not quantity and not q.derived]
-    cued = bool(_WORKED.search(said.text))
+    cued = bool(_WORKED.search(said.text)) or headline  # (a headline sums up what the body works out)
     figures = [q for ref in pool for q in claim_statement(ref.text).quantities if not q.derived]
     figures += [q for q in own if q.unit == quantity.unit]
     values: list[float] = []
@@ -333,6 +335,7 @@ def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidat
                and (value - quantity.value) * points >= 0 for value in values)
 
 
+_HEADLINES = ("title", "description", "heading")
 _WORKED = re.compile(r"\b(?:together|combined|in all|altogether|total|totals|totalling|totaling|gap|difference|"
                      r"margin|up by|down by|outstanding|remaining|remain|left|leaves|leaving|times|half|twice|double|"
                      r"doubled|between them|of them|of those|of whom|of which|a rise of|a fall of|an increase of|"
@@ -463,6 +466,8 @@ def _when_agrees(said: When, stated: When, year: int | None) -> bool | None:
         if other in ("date", "month"):
             months = got[1]
             return value[1] == months and (value[0] is None or got[0] is None or value[0] == got[0])
+        if other == "quarter":  # "between July and September": the third quarter
+            return (value[1] - 1) // 3 + 1 == got[0]
         return None
     if kind == "year":
         if other == "year":

@@ -73,8 +73,8 @@ def test_rules_explains_one_rule_as_the_docs_do():
 def test_rules_lists_every_code_and_refuses_an_unknown_one():
     listed = CliRunner().invoke(cli, ["rules"])
     assert [line.split()[0] for line in listed.stdout.splitlines()] == sorted(RULES)
-    unknown = CliRunner().invoke(cli, ["rules", "LP33"])
-    assert unknown.exit_code == 2 and "did you mean 'LP032'?" in unknown.stderr
+    unknown = CliRunner().invoke(cli, ["rules", "LP0400"])
+    assert unknown.exit_code == 2 and "did you mean 'LP040'?" in unknown.stderr
 
 
 def write() -> None:
