@@ -10,7 +10,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from .alignment import Claims, ClaimRef, Place, Sentence
+from .alignment import Claims, ClaimRef, Place, Sentence, terms
 from .lexicon import lexicon
 from .quantities import Quantity, When, agrees, comparable, converted, weekday
 from .statements import Entity, Statement, claim_statement, content_stems, read, stem, worth_reading
@@ -46,11 +46,13 @@ class Context:
     """What one story's sentences are compared with besides their claims."""
 
     claims: Claims
-    dates: list[tuple[int, int, int]]    # the published days of the story and of every manifest of its ledger
+    dates: dict[str, list[tuple[int, int, int]]]  # manifest id ("": the story) -> the days it was published (and
+                                                  # withdrawn) on, in its own zone and in UTC
     known: dict[str, str]                # the words of the people and organisations its sources name: which
     ledger: tuple[str, ...]              # its ledger's manifests
     titled: list[When] = field(default_factory=list)  # the dates and years its manifests' titles give
     spoken: frozenset[str] = frozenset()               # the words its sources use (stems), titles too
+    corrected: frozenset[str] = frozenset()            # the manifests its corrections name
 
 
 def disagreements(place: Place, context: Context) -> list[Disagreement]:
@@ -67,9 +69,9 @@ def disagreements(place: Place, context: Context) -> list[Disagreement]:
 
 def _sentence(place: Place, sentence: Sentence, listed: list[ClaimRef], context: Context) -> list[Disagreement]:
     claims = sentence.claims
-    withdrawn = next((ref for ref in claims if ref.retracted), None)
+    withdrawn = next((ref for ref in claims if ref.retracted and _states_much(sentence.text, ref, context.claims)), None)
     if withdrawn is not None and place.kind != "correction" and not _RETRACTION_WORDS.search(sentence.text):
-        return [_retracted(sentence, withdrawn)]
+        return [_retracted(sentence, withdrawn, withdrawn.manifest_id in context.corrected)]
     invented = _invented(sentence, context) if not claims and place.unit is not None else None
     if not worth_reading(sentence.text):
         return [invented] if invented else []
@@ -125,11 +127,20 @@ def _invented(sentence: Sentence, context: Context) -> Disagreement | None:
                         "it, cited, or the sentence left out")
 
 
-def _retracted(sentence: Sentence, ref: ClaimRef) -> Disagreement:
-    return Disagreement("LP026", 0, len(sentence.text),
-                        f"the sentence still states claim '{ref.claim_id}' of {ref.named}, which was retracted "
-                        f"(\"{_short(ref.text)}\"): expected the statement removed or rewritten; a correction does "
-                        "not withdraw it while the story still says it")
+def _states_much(text: str, ref: ClaimRef, claims: Claims) -> bool:
+    """Whether a sentence says much of what a claim says: half of the claim's words and figures, or a figure of it
+    and two of its words (a sentence that only names what the claim is about does not state it)."""
+    stated = claims.terms[(ref.manifest_id, ref.claim_id)]
+    shared = terms(text) & stated
+    figures = sum(term[0] == "#" for term in shared)
+    return len(shared) >= 0.5 * len(stated) or figures and len(shared) - figures >= 2
+
+
+def _retracted(sentence: Sentence, ref: ClaimRef, corrected: bool) -> Disagreement:
+    fix = ("the statement removed or rewritten; a correction does not withdraw it while the story still says it"
+           if corrected else f"a correction naming manifest '{ref.manifest_id}', and the statement removed or rewritten")
+    return Disagreement("LP026", 0, len(sentence.text), f"the sentence still states claim '{ref.claim_id}' of "
+                        f"{ref.named}, which was retracted (\"{_short(ref.text)}\"): expected {fix}")
 
 
 # --- figures -------------------------------------------------------------------------------------------------
@@ -251,8 +262,18 @@ def _unmatched(quantity: Quantity, candidates: list, place: Place, context: Cont
             return _changed(quantity.text, quantity.start, quantity.end, best, _figure_hint(quantity, best[3]))
     if not _qualifies(quantity):
         return None
+    alike = [o for ref in context.claims.listed(place.cited) for o in claim_statement(ref.text).quantities
+             if _core(o) == _core(quantity)]  # the same number in another unit or scale: the likelier slip first
+    alike.sort(key=lambda o: o.unit != quantity.unit and not {o.unit, quantity.unit} <= {"%", "pp"})
+    hint = f" (one says '{alike[0].text}')" if alike else ""
     return Disagreement("LP031", quantity.start, quantity.end, f"figure '{quantity.text}' is in none of the claims "
-                        f"{_cited(place, context)}: expected the value, unit and scale a cited claim states")
+                        f"{_cited(place, context)}{hint}: expected the value, unit and scale a cited claim states")
+
+
+def _core(quantity: Quantity) -> str:
+    """A figure's number as written, without its unit or scale: what a figure that slipped a unit shares."""
+    found = re.search(r"\d[\d,]*(?:\.\d+)?", quantity.text)
+    return found[0].replace(",", "") if found else quantity.text
 
 
 def _qualifies(quantity: Quantity) -> bool:
@@ -414,7 +435,8 @@ def _whens(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef],
     a date may also be the day a cited source or the story was published, unless a claim dates what the
     sentence speaks of otherwise."""
     found = []
-    year = context.dates[0][0] if context.dates else None
+    days = [day for key in ("", *place.cited) for day in context.dates.get(key, ())]  # the story's, the cited ones'
+    year = days[0][0] if days else None
     for when in said.whens:
         if said.quoted(when.start):
             continue
@@ -427,7 +449,7 @@ def _whens(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef],
                 if verdict is not None:
                     bound = _bound(frame, _frame(stated, other.start, other.end), context.claims) + 0.5 * (ref in aligned)
                     candidates.append((bound, verdict, ref, other))
-        published = any(_published_agrees(when, day) for day in context.dates)
+        published = any(_published_agrees(when, day) for day in days)
         titled = any(_when_agrees(when, other, year) for other in context.titled)
         hint = lambda other: f"{other.text}, as the claim dates it"  # noqa: E731
         if any(c[1] for c in candidates):

@@ -470,6 +470,8 @@ def agrees(said: Quantity, stated: Quantity) -> bool:
         return target < value and value - target <= max(step, 0.1 * abs(value)) + slack
     if hedge == "above":
         return target > value and target - value <= max(step, 0.1 * abs(value)) + slack
+    if not hedge and not conversion and _one_digit(said) and not math.isclose(value, target, rel_tol=1e-9):
+        return False  # "$4 million" for $3.6 million: rounding that far wants a hedge ("nearly $4 million")
     # "more than 12,000" for 12,340, not for 50,000: a bound a reader takes to be near the value
     if hedge == "under":
         return value / 1.5 - step <= target <= value
@@ -478,6 +480,12 @@ def agrees(said: Quantity, stated: Quantity) -> bool:
     if hedge == "least":
         return value <= target <= value * 1.5 + step
     return abs(value - target) <= step / 2 + slack
+
+
+def _one_digit(quantity: Quantity) -> bool:
+    """Whether a figure is written with one significant digit ("$4 million", "300")."""
+    digits = re.sub(r"\D", "", quantity.text.split(" ")[0]).strip("0")
+    return len(digits) == 1 and not quantity.words
 
 
 def _share_agrees(value: float, target: float, hedge: str) -> bool:

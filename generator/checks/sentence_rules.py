@@ -43,11 +43,14 @@ def _compare(story: Story, site: SiteIndex) -> Compared:
     skipped = {id(units[index]) for index in moved}
     records = [site.manifests[i].manifest for i in claims.refs]
     texts = [ref.text for refs in claims.refs.values() for ref in refs]
-    moments = [story.meta.published, *(m.published for m in records), *(m.retracted.date for m in records if m.retracted)]
+    dates = {"": published_days([story.meta.published])}
+    for manifest in records:
+        dates[manifest.id] = published_days([manifest.published, *([manifest.retracted.date] if manifest.retracted else [])])
     titled = [when for m in records for when in claim_statement(m.title).whens]
     spoken = frozenset().union(*(content_stems(text) for text in [*texts, *(m.title for m in records)]))
-    context = Context(claims, published_days(moments), people([*texts, *(m.title for m in records)]), tuple(claims.refs),
-                      titled, spoken)
+    corrected = frozenset(c.manifest for c in story.meta.corrections if c.manifest)
+    context = Context(claims, dates, people([*texts, *(m.title for m in records)]), tuple(claims.refs),
+                      titled, spoken, corrected)
     found = []
     for place in found_places:
         if not place.cited or not resolved.resolved(place.cited) or (place.unit is not None and id(place.unit) in skipped):
@@ -93,7 +96,8 @@ def where(story: Story, place: Place, start: int, end: int) -> tuple[int, int]:
 @rule("LP032", "story", "a paragraph, list item or table row shares too little of its wording with the claims it cites, "
       "or a sentence in it says what no source says", passes="each passage shares its wording with the claims it cites")
 def wording(story: Story, site: SiteIndex) -> Iterator[Finding]:
-    passages = list(wording_supported(story, site))
+    unlisted = {finding.line for finding in _findings(story, site, "LP027")}  # (what rests on a claim left out of
+    passages = [f for f in wording_supported(story, site) if f.line not in unlisted]  # the ledger: LP027 says so)
     yield from passages
     flagged = {finding.line for finding in passages}
     yield from (finding for finding in _findings(story, site, "LP032") if finding.line not in flagged)

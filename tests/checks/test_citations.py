@@ -1,4 +1,5 @@
-"""LP031 beyond its fixture: supported figures pass, and only the claims a paragraph may use count."""
+"""LP031 beyond its fixture: supported figures pass, a figure is compared with the claim it rests on, and only
+the claims a paragraph may use count (one the ledger leaves out is LP027)."""
 
 from __future__ import annotations
 
@@ -26,9 +27,11 @@ def test_a_figure_written_differently_is_still_supported(tmp_path: Path):
 
 def test_claims_the_ledger_does_not_use_do_not_count(tmp_path: Path):
     story = STORY.replace('claims: ["2000000000000000011", "2000000000000000012"]', 'claims: ["2000000000000000012"]')
-    found = _codes(write_tree(tmp_path, {**base_files(), STORY_PATH: story}), "LP031")
-    assert found == [f"{STORY_PATH}:27:41: LP031 figure '12,500,000 dollars' is not in the claims the ledger uses "
-                     "from 1000000000000000001: expected the value, unit and scale a cited claim states"]
+    found = [str(f) for f in check_site(write_tree(tmp_path, {**base_files(), STORY_PATH: story})).findings]
+    assert found == [f"{STORY_PATH}:27:41: LP027 paragraph: '12,500,000 dollars' rests on claim '2000000000000000011' of "
+                     "'Council minutes, November session' (1000000000000000001) (\"The council approved a busway budget of "
+                     "12,500,000 dollars.\"), which the ledger does not list: expected it in the ledger, e.g. claims: "
+                     "[..., \"2000000000000000011\"]"]
 
 
 def test_a_small_number_in_a_claim_supports_a_figure(tmp_path: Path):
@@ -47,36 +50,40 @@ def test_the_column_is_the_figure_even_after_a_link_with_the_same_number(tmp_pat
     story = STORY.replace("on a 9 to 2 vote.", "on a 9 to 2 vote ([see](/2031/)), to finish in 2031.")
     [found] = _codes(write_tree(tmp_path, {**base_files(), STORY_PATH: story}), "LP031")
     line = story.split("\n")[26]
-    assert found.startswith(f"{STORY_PATH}:27:{line.index('2031.') + 1}: LP031 figure '2031' ")
+    assert found.startswith(f"{STORY_PATH}:27:{line.index('2031.') + 1}: LP031 paragraph: date '2031' ")
 
 
 # Every place a reader sees a figure: (the base story's text, what fails, the exact finding, what passes).
 _SLUG = 'title: "Council funds the Quay Street busway"\n'
 _ROW = "## Why now\n\n| Measure | Change |\n|---|---|\n| Riders | up {} [cites: 1000000000000000002] |\n"
+_RIDERS = "('Transit ridership report' (1000000000000000002): \"Ridership on Quay Street buses rose 14% in a year.\")"
+_BUDGET = ("('Council minutes, November session' (1000000000000000001): \"The council approved a busway budget of "
+           "12,500,000 dollars.\")")
+_ROUNDED = "or the claim's value rounded to what the sentence writes, with a hedge"
 PLACES = {
     "title": (_SLUG, 'title: "Council funds a $14 million Quay Street busway"\nslug: council-funds-the-quay-street-busway\n',
-              "2:25: LP031 figure '$14 million' in the title is not in the ledger's claims (one says '14%'): expected the "
-              "value, unit and scale a cited claim states",
+              f"2:25: LP031 title: the sentence says '$14 million' where the claim it rests on says '12,500,000 dollars' "
+              f"{_BUDGET}: expected 12,500,000 dollars, {_ROUNDED}",
               'title: "Council funds a $12.5 million Quay Street busway"\nslug: council-funds-the-quay-street-busway\n'),
     "description": ("after a year of rising ridership.", "after ridership rose 15% in a year.",
-                    "3:75: LP031 figure '15%' in the description is not in the ledger's claims: expected the value, unit "
-                    "and scale a cited claim states", "after ridership rose 14 percent in a year."),
+                    f"3:75: LP031 description: the sentence says '15%' where the claim it rests on says '14%' {_RIDERS}: "
+                    f"expected 14%, {_ROUNDED}", "after ridership rose 14 percent in a year."),
     "heading": ("## Why now\n", "## Why now: ridership up 15%\n",
-                "29:26: LP031 figure '15%' in a heading is not in the ledger's claims: expected the value, unit and scale "
-                "a cited claim states", "## Why now: ridership up 14%\n"),
+                f"29:26: LP031 heading: the sentence says '15%' where the claim it rests on says '14%' {_RIDERS}: "
+                f"expected 14%, {_ROUNDED}", "## Why now: ridership up 14%\n"),
     "table row": ("## Why now\n", _ROW.format("15%"),
-                  "33:15: LP031 figure '15%' is not in the claims the ledger uses from 1000000000000000002: expected the "
-                  "value, unit and scale a cited claim states", _ROW.format("14%")),
+                  f"33:15: LP031 table row: the sentence says '15%' where the claim it rests on says '14%' {_RIDERS}: "
+                  f"expected 14%, {_ROUNDED}", _ROW.format("14%")),
     "key fact": ("The council approved the busway budget, 9 to 2.", "The council approved the busway budget of $12.5 billion, 9 to 2.",
-                 "14:54: LP031 figure '$12.5 billion' is not in the claims the ledger uses from 1000000000000000001: "
-                 "expected the value, unit and scale a cited claim states",
+                 f"14:54: LP031 key fact: the sentence says '$12.5 billion' where the claim it rests on says '12,500,000 "
+                 f"dollars' {_BUDGET}: expected 12,500,000 dollars, {_ROUNDED}",
                  "The council approved the busway budget of $12.5 million, 9 to 2."),
     "list item": ("Supporters pointed to the ridership figures.", "Supporters pointed to ridership up 1.4%.",
-                  "33:38: LP031 figure '1.4%' is not in the claims the ledger uses from 1000000000000000002: expected the "
-                  "value, unit and scale a cited claim states", "Supporters pointed to ridership up 14 per cent."),
+                  f"33:38: LP031 list item: the sentence says '1.4%' where the claim it rests on says '14%' {_RIDERS}: "
+                  f"expected 14%, {_ROUNDED}", "Supporters pointed to ridership up 14 per cent."),
     "date": ("on a 9 to 2 vote.", "on a 9 to 2 vote on November 19.",
-             "27:80: LP031 date 'November 19' is not in the claims the ledger uses from 1000000000000000001, nor the "
-             "published date of a cited manifest or of the story: expected a date as a cited claim states it",
+             "27:80: LP031 paragraph: date 'November 19' is in none of the claims the ledger uses from 1000000000000000001, "
+             "nor the published date of a cited manifest or of the story: expected a date as a cited claim states it",
              "on a 9 to 2 vote on November 20."),  # the minutes' own published date
 }
 

@@ -47,7 +47,7 @@ def test_a_waived_rule_does_not_fail_the_story_and_is_published_with_its_reason(
 
 
 def test_a_waiver_covers_only_its_story_and_its_rule(tmp_path: Path):
-    story = STORY.replace("key_facts:", WAIVE).replace("on a 9 to 2 vote.", "on a 9 to 2 vote, $13 million.")
+    story = STORY.replace("key_facts:", WAIVE).replace("on a 9 to 2 vote.", "on a 9 to 2 vote, $14 million.")
     files = {**base_files(), "content/manifests/1000000000000000002.json": OLD_B, STORY_PATH: story}
     assert [line.split(": ")[1].split()[0] for line in _lines(write_tree(tmp_path, files))] == ["LP031"]
 
@@ -56,7 +56,7 @@ def test_a_waiver_covers_only_its_story_and_its_rule(tmp_path: Path):
     ("LP001", "waive.LP001: LP001 cannot be waived (LP001-LP005 make a story loadable): fix what it reports instead"),
     ("LP23", "waive.LP23: 'LP23' is not a rule code (LP and three digits): expected e.g. waive: "
              "{LP023: \"archival source, cited for background\"}"),
-    ("LP033", "waive: no rule has the code 'LP033' (did you mean 'LP032'?): expected a rule code from `ledgerpress "
+    ("LP039", "waive: no rule has the code 'LP039' (did you mean 'LP036'?): expected a rule code from `ledgerpress "
               "rules`, e.g. waive: {LP023: \"archival source, cited for background\"}"),
 ])
 def test_a_waiver_of_what_cannot_be_waived_is_lp002(code: str, message: str, tmp_path: Path):
@@ -82,8 +82,23 @@ def test_check_lists_every_story_a_retraction_reaches(tmp_path: Path):
     corrected = STORY.replace("key_facts:", 'corrections:\n  - date: 2026-11-24\n    text: "The minutes were '
                               'withdrawn."\n    manifest: "1000000000000000001"\nkey_facts:')
     write_tree(root, {STORY_PATH: corrected})
+    result = CliRunner().invoke(cli, ["check", "--root", str(root)])  # corrected, but still saying what was withdrawn
+    assert result.exit_code == 1 and f"  {STORY_PATH}: corrected\n" in result.stderr
+    assert all(" LP026 " in line and "a correction does not withdraw it" in line for line in result.stdout.splitlines())
+    write_tree(root, {STORY_PATH: _without_the_minutes(corrected)})
     result = CliRunner().invoke(cli, ["check", "--root", str(root)])
-    assert result.exit_code == 0 and f"  {STORY_PATH}: corrected\n" in result.stderr
+    assert result.exit_code == 0 and f"  {STORY_PATH}: corrected\n" in result.stderr, result.stdout
+
+
+def _without_the_minutes(story: str) -> str:
+    """The story as its correction leaves it: what the withdrawn minutes said is gone or said to be withdrawn."""
+    return (story.replace('title: "Council funds the Quay Street busway"', 'title: "Quay Street busway: minutes withdrawn"\n'
+                          'slug: council-funds-the-quay-street-busway')
+            .replace("The council approved the busway budget after a year of rising ridership.",
+                     "Ridership rose while the council's minutes on the busway were withdrawn.")
+            .replace('  - text: "The council approved the busway budget, 9 to 2."', '  - text: "The minutes of the busway vote were withdrawn."')
+            .replace("The council approved a busway budget of 12,500,000 dollars on a 9 to 2 vote.",
+                     "The minutes recording the busway vote have been withdrawn."))
 
 
 def test_the_manifest_page_shows_the_retraction(tmp_path: Path):
@@ -92,7 +107,9 @@ def test_the_manifest_page_shows_the_retraction(tmp_path: Path):
     retracted = retracted.replace('"published": "2026-11-19T12:00:00Z",', '"published": "2026-11-19T12:00:00Z",\n  '
                                   '"retracted": {"date": "2026-11-25T08:00:00Z", "note": "The agency withdrew the report"},')
     story = STORY.replace("key_facts:", 'corrections:\n  - date: 2026-11-25\n    text: "The ridership report was '
-                          'withdrawn."\n    manifest: "1000000000000000002"\nkey_facts:')
+                          'withdrawn."\n    manifest: "1000000000000000002"\nkey_facts:').replace(
+        "Ridership on the street's buses rose 14% in a year, the transit agency says.",
+        "The transit agency has withdrawn its ridership report on the street's buses.")
     root = write_tree(tmp_path, {**base_files(), "content/manifests/1000000000000000002.json": retracted, STORY_PATH: story})
     result = build_in_memory(root)
     assert result.ok, [str(f) for f in result.findings]
