@@ -24,7 +24,7 @@ _AFTER = re.compile(r"""
     (?P<percent>[ \u00a0\u202f]%|\ (?:percent|per[ -]cent|pct)\b)
    |(?P<points>\ percentage[ -]points?\b|[ -]points?\b|\ ?ppts?\b)
    |(?P<times>\ times\b|\ ×|-fold\b)
-   |(?P<scale>\ (?:thousand|million|billion|trillion|bn|mn|tn)\b)(?P<named>\ (?:US\ )?(?:dollars?|euros?)\b)?
+   |(?P<scale>[\ -](?:thousand|million|billion|trillion|bn|mn|tn)\b)(?P<named>\ (?:US\ )?(?:dollars?|euros?)\b)?
    |(?P<currency>\ (?:US\ )?(?:dollars?|euros?)\b)
 """, re.VERBOSE | re.IGNORECASE)
 _AFTER_STARTS = frozenset(" -\u00a0\u202f")  # what must follow a number for _AFTER to match
@@ -129,7 +129,7 @@ def _number(text: str, match: re.Match[str]) -> Figure:
         elif after["times"]:
             unit = "x"
         elif after["scale"]:
-            scale = _SCALES[after["scale"].strip().lower()]
+            scale = _SCALES[after["scale"].strip(" -").lower()]
             currency = currency or _currency(after["named"])
         else:
             currency = currency or _currency(after["currency"])

@@ -56,7 +56,10 @@ class Context:
 
 
 def disagreements(place: Place, context: Context) -> list[Disagreement]:
-    """What each sentence of a place says that its claims do not: at most one finding per word it is about."""
+    """What each sentence of a place says that its claims do not: at most one finding per word it is about. A
+    correction note is not judged: it says what an earlier version got wrong."""
+    if place.kind == "correction":
+        return []
     found: list[Disagreement] = []
     listed = context.claims.listed(place.cited)
     for sentence in place.sentences:
@@ -188,8 +191,7 @@ def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef
             problem = None  # (the 17 of "11 of 17" is a total, said of what the 11 is)
         elif any(c[1] for c in candidates):
             strict = [c for c in candidates if _strict(quantity, c[3]) or c[1]]
-            problem = _judge(quantity.text, quantity.start, quantity.end, strict,
-                             lambda other: _figure_hint(quantity, other))
+            problem = _judge(quantity, strict, lambda other: _figure_hint(quantity, other))
         elif _qualifies(quantity):
             bound = any(c[6] >= MIN_BIND and _strict(quantity, c[3]) for c in candidates)
             problem = (_unmatched(quantity, candidates, place, context) if bound else None) or _elsewhere(
@@ -287,7 +289,7 @@ def _qualifies(quantity: Quantity) -> bool:
     return digits >= 3 or quantity.unit not in ("", "share") or "." in quantity.text or quantity.value >= 100
 
 
-def _judge(text: str, start: int, end: int, candidates: list, hint) -> Disagreement | None:
+def _judge(said: Quantity | When, candidates: list, hint) -> Disagreement | None:
     """Among a figure's candidates in the claims (bound, agrees, claim, figure), one of which agrees: none when
     an agreeing one binds about as well as the best bound; else the best bound one, whose value the sentence
     gave another's."""
@@ -297,11 +299,13 @@ def _judge(text: str, start: int, end: int, candidates: list, hint) -> Disagreem
     closest = max((c for c in candidates if c[1]), key=lambda c: c[0], default=None)
     if best[1] or best[0] < MIN_BIND or len(best) > 5 and ("~" in best[5] or best[6] < MIN_FRAME):
         return None  # (a claim figure alone in its clause, or near only a name, may be said of anything there)
-    if len(best) > 5 and not _qualifies(best[3]) and not any(t[0] == "=" for t in best[4]):
+    if isinstance(said, Quantity) and not _qualifies(said) and not any(t[0] == "=" for t in best[4]):
         return None  # (a small count is bound to another only by the noun it counts)
+    if len(best) > 6 and closest is not None and best[6] < closest[6] + BIND_MARGIN:
+        return None  # (bound to another claim's figure only by a name near both: "beat the Rams 104-98")
     if closest is not None and (best[0] < closest[0] + BIND_MARGIN or closest[2] is best[2]):
         return None  # (two figures of one claim, "9.5%, up from 8.1%", are not told apart by their words)
-    return _changed(text, start, end, best, hint(best[3]))
+    return _changed(said.text, said.start, said.end, best, hint(best[3]))
 
 
 def _changed(text: str, start: int, end: int, candidate, hint: str) -> Disagreement:
@@ -348,6 +352,8 @@ def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidat
                 shares.append((a.value + b.value) / 100)
             if a.unit == b.unit and quantity.unit == "x" and a.unit not in ("%", "share"):
                 values.append(a.value / b.value)
+    if quantity.unit == "share":  # "six in seven ended without a charge": the rest of a claim's 14.6%
+        shares += [1 - f.value / 100 for f in figures if f.unit == "%" and 0 < f.value < 100]
     if any(agrees(quantity, Quantity(0, 0, "", share, "share")) for share in shares):
         return True
     step = quantity.coarse if quantity.hedge else quantity.precision
@@ -453,11 +459,13 @@ def _whens(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef],
         titled = any(_when_agrees(when, other, year) for other in context.titled)
         hint = lambda other: f"{other.text}, as the claim dates it"  # noqa: E731
         if any(c[1] for c in candidates):
-            problem = None if "~" in frame else _judge(when.text, when.start, when.end, candidates, hint)
+            problem = None if "~" in frame else _judge(when, candidates, hint)
         else:
             best = max(candidates, key=lambda c: c[0], default=None)
             problem = None
             need = MIN_BIND if published or titled else MIN_FRAME  # a date a title or a publication gives: surely bound
+            if when.kind == "year" and titled:
+                best = None  # the year a source's title is about ("crime statistics, calendar year 2025")
             if best is not None and best[0] >= need and not (published and _speech(said, when)):
                 problem = _changed(when.text, when.start, when.end, best, hint(best[3]))
             elif not published and not titled and when.kind not in ("season", "time"):

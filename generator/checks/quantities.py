@@ -91,11 +91,12 @@ _NUMBER_WORD = re.compile(
     r"(?<![\w-])(?:(a|two|three|four|five|six)\s+dozen|(" + "|".join(_TENS) + r")(?:[- ](" +
     "|".join(list(_WORDS_NUMBERS)[1:10]) + r"))?|(" + "|".join(list(_WORDS_NUMBERS)[2:]) + r"))(?![\w-])",
     re.IGNORECASE)
-_SHARE = re.compile(r"(?<![\w-])(\d{1,3}|[a-z]+)\s+(?:in|out\s+of|of\s+every)\s+(\d{1,4}|[a-z]+)(?![\w-])",
-                    re.IGNORECASE)
+_SHARE = re.compile(r"(?<![\w-])(\d{1,3}|[a-z]+)(?:\s+[a-z]+)?\s+(?:in|out\s+of|of\s+every)\s+(\d{1,4}|[a-z]+)(?![\w-])",
+                    re.IGNORECASE)  # "three in four", "six crimes in seven"
 _AND_HALF = re.compile(r"(?<![\w-])(\d+|[a-z]+) and a half (times|years|months|weeks|days|hours|miles|kilometres|"
                        r"kilometers|metres|meters|feet|inches)(?![\w-])", re.IGNORECASE)
 _OF = re.compile(r"(?<![\w.,])(\d{1,6})\s+of\s+(?:the\s+|its\s+|their\s+|all\s+)?(\d{1,6})(?![\w.,])")
+_DURATION = re.compile(r"(?<![\d:.])(\d{1,2}):([0-5]\d):([0-5]\d)(?![\d:])")
 _FISCAL = re.compile(r"(?<![\w-])((?:19|20)\d\d)[-–/](\d\d)(?![\w-])")
 _QUARTER = re.compile(r"(?<![\w-])(?:(first|second|third|fourth|1st|2nd|3rd|4th)[- ]quarter|q([1-4]))(?![\w-])",
                       re.IGNORECASE)
@@ -173,6 +174,11 @@ def quantities(text: str, words: frozenset[str] | None = None) -> tuple[list[Qua
     digits = _DIGIT.search(text) is not None
     whens: list[When] = []
     taken: list[tuple[int, int]] = []
+    durations = []
+    for match in _DURATION.finditer(text) if digits else ():  # a race time, 2:07:15: seconds
+        seconds = int(match[1]) * 3600 + int(match[2]) * 60 + int(match[3])
+        durations.append(Quantity(match.start(), match.end(), match[0], float(seconds), "second"))
+        taken.append(match.span())
     for match in _TIME.finditer(text) if digits or not words.isdisjoint(_TRIGGERS["time"]) else ():
         whens.append(When(match.start(), match.end(), match[0], "time", (_minutes(match),)))
         taken.append(match.span())
@@ -184,7 +190,7 @@ def quantities(text: str, words: frozenset[str] | None = None) -> tuple[list[Qua
     for when in _months(text, taken) if not words.isdisjoint(_TRIGGERS["months"]) else ():
         whens.append(when)
         taken.append((when.start, when.end))
-    found: list[Quantity] = []
+    found: list[Quantity] = durations
     for figure in parsed(text) if digits else ():
         span = (figure.offset, figure.offset + len(figure.text))
         if _inside(span, taken):
