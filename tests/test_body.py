@@ -32,7 +32,7 @@ def test_sections_blocks_and_units():
         ("paragraph", 11, ["a"]), ("paragraph", 15, ["a", "b"]), ("item", 18, ["a"]), ("item", 19, ["b"]),
         ("row", 24, ["c"]), ("row", 25, [])]
     assert units[1].text == "Two lines of text."
-    assert units[4].text == "x 1" and units[4].col == 1  # the header row is not a unit; a row cites in any cell
+    assert units[4].text == "x; 1" and units[4].col == 1  # the header row is not a unit; a row cites in any cell (read apart)
 
 
 def test_cite_positions_are_file_lines_and_columns():

@@ -91,7 +91,8 @@ _NUMBER_WORD = re.compile(
     r"(?<![\w-])(?:(a|two|three|four|five|six)\s+dozen|(" + "|".join(_TENS) + r")(?:[- ](" +
     "|".join(list(_WORDS_NUMBERS)[1:10]) + r"))?|(" + "|".join(list(_WORDS_NUMBERS)[2:]) + r"))(?![\w-])",
     re.IGNORECASE)
-_SHARE = re.compile(r"(?<![\w-])(\d{1,3}|[a-z]+)(?:\s+[a-z]+)?\s+(?:in|out\s+of|of\s+every)\s+(\d{1,4}|[a-z]+)(?![\w-])",
+_COUNTED = r"\d{1,3}|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty"
+_SHARE = re.compile(rf"(?<![\w-])({_COUNTED})(?:\s+[a-z]+)?\s+(?:in|out\s+of|of\s+every)\s+(\d{{1,4}}|[a-z]+)(?![\w-])",
                     re.IGNORECASE)  # "three in four", "six crimes in seven"
 _AND_HALF = re.compile(r"(?<![\w-])(\d+|[a-z]+) and a half (times|years|months|weeks|days|hours|miles|kilometres|"
                        r"kilometers|metres|meters|feet|inches)(?![\w-])", re.IGNORECASE)

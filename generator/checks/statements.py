@@ -143,8 +143,8 @@ class Statement:
         own_before = [t for t in before if t.clause == clause][-size:]
         own_after = [t for t in after if t.clause == clause][:size]
         if own_before or own_after:
-            return {_term(t.word) for t in (*own_before, *own_after)}
-        return {"~", *(_term(t.word) for t in (*before, *after))}  # "~": words borrowed from the clauses around
+            return {_term(t) for t in (*own_before, *own_after)}
+        return {"~", *(_term(t) for t in (*before, *after))}  # "~": words borrowed from the clauses around
 
 
 def _near(word: str) -> bool:
@@ -152,8 +152,13 @@ def _near(word: str) -> bool:
     return _content(word) or len(word) == 4 and word.isdigit() and 1800 <= int(word) <= 2100
 
 
-def _term(word: str) -> str:
-    return "#" + word.replace(",", "") if word[0].isdigit() else stem(word)
+def _term(token: Token) -> str:
+    """A word near a figure as its frame holds it: a year as '#2026', a name as '@' and its stem (a name says
+    less surely what a figure measures than a common word: it is on every figure of its sentence)."""
+    word = token.word
+    if word[0].isdigit():
+        return "#" + word.replace(",", "")
+    return ("@" if token.text[:1].isupper() and token.start else "") + stem(word.removesuffix("'s"))
 
 
 def _content(word: str) -> bool:
