@@ -280,7 +280,7 @@ def story(t: list[str]) -> StoryView:
         key_facts=[KeyFactView(text=t[9], labels=[t[10]], cites=["1000000000000000001"])],
         sections=[SectionView(title="The vote", anchor="the-vote", paragraphs=[Paragraph(
             kind="paragraph", markdown="A paragraph. [cites: 1000000000000000001]", html="<p>A paragraph.</p>",
-            cites=["1000000000000000001"], evidence=[])])],
+            cites=["1000000000000000001"], sentences=[])])],
         unresolved=[t[11], t[12]],
         decision_card=DecisionCardView(useful_for=[t[13]], not_for=[t[14]], compare_against=[t[15]]),
         ledger=[row], verify=_verify(CONFIG, ["1000000000000000001"]),

@@ -62,8 +62,9 @@ def test_story_shows_evidence_under_each_cited_passage(demo):
         if path.startswith("stories/") and path.endswith("index.json"):
             story = json.loads(data)
             html = demo[path.replace("index.json", "index.html")].decode()
-            cited = sum(bool(p["cites"]) for s in story["sections"] for p in s["paragraphs"])
-            assert html.count('<details class="evidence">') == cited
+            resting = sum(any(t["claims"] for t in p["sentences"]) for s in story["sections"] for p in s["paragraphs"])
+            facts = sum(any(t["claims"] for t in f["sentences"]) for f in story["key_facts"])
+            assert html.count('<details class="evidence">') == resting + facts
             for row in story["ledger"]:
                 assert f'href="{row["manifest_path"]}"' in html
                 for claim in row["claims"]:

@@ -924,8 +924,8 @@ def _overstated(said: Statement, clause, stated: Statement) -> bool:
     done. (Another claim the sentence rests on may say it was done: the caller asks.)"""
     if said.hedged:
         return False
-    if stated.possible:  # the clause, or the main clause it hangs on
-        return clause.asserts or clause.done or said.clauses[0].asserts or said.clauses[0].done
+    if stated.possible:
+        return clause.asserts or clause.done
     intends = any(c.intends for c in stated.clauses) and not any(c.done for c in stated.clauses)
     return intends and clause.done and not said.attributes
 
