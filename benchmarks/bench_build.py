@@ -124,12 +124,11 @@ def measure(site: Path, runs: int, command: list[str], steps: tuple) -> dict[str
 
 def profile(site: Path) -> None:
     """Where a cold build's time goes, in one process (the workers' work included, as jobs=1 does it all)."""
-    from generator.engine.build import Options, build_site
-    from generator.output.store import MemoryStore
+    from generator.engine import Memory, Options, build
 
     fresh(site)
     profiler = cProfile.Profile()
-    profiler.runcall(build_site, site, MemoryStore(), Options(jobs=1, search=False))
+    profiler.runcall(build, site, Memory(), Options(jobs=1, search=False))
     pstats.Stats(profiler).sort_stats("cumulative").print_stats(30)
 
 

@@ -9,8 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.engine.build import BuildResult, Options, build_site
-from generator.output.store import MemoryStore
+from generator.engine import Memory, Options, Report, build
 
 SITE_TOML = """\
 title = "Test Desk"
@@ -195,24 +194,43 @@ def _own_cache_home(tmp_path_factory: pytest.TempPathFactory):
 
 @dataclass
 class Built:
-    """A build into memory, as `serve` makes one: the engine's result and, if it succeeded, every file."""
+    """A build into memory, as `serve` makes one: its report and, if it succeeded, every file."""
 
-    result: BuildResult
+    report: Report
     files: dict[str, bytes]
+    searchable: tuple | None = None  # what its search index is made from
 
     @property
     def ok(self) -> bool:
-        return self.result.ok
+        return self.report.ok
 
     @property
     def findings(self) -> list:
-        return self.result.findings
+        return self.report.findings
 
 
 def build_in_memory(root: Path, drafts: bool = False, base_url: str | None = None, jobs: int | None = None,
                     search: bool = True, now: dt.datetime | None = None) -> Built:
-    store = MemoryStore()
-    result = build_site(root, store, Options(drafts, base_url, jobs, search, now))
-    if result.ok:
-        store.commit(result.outputs)
-    return Built(result, store.files)
+    memory = Memory()
+    report = build(root, memory, Options(drafts, base_url, jobs, search, now))
+    return Built(report, memory.files, memory.searchable)
+
+
+_COLD: dict[str, dict[str, bytes]] = {}  # a cold build's files, by the digest of the content built
+
+
+def built_cold(root: Path, scratch: Path | None = None) -> dict[str, bytes]:
+    """The files a build from scratch (no memo, no search index) makes of the site at root as it is now: built
+    once for each content (its content/ and templates/, by digest) and shared by every test that asks."""
+    import hashlib
+
+    hasher = hashlib.blake2b(digest_size=16)
+    for path in sorted(p for top in ("content", "templates") for p in (root / top).rglob("*") if p.is_file()):
+        hasher.update(path.relative_to(root).as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
+    digest = hasher.hexdigest()
+    if digest not in _COLD:
+        memory = Memory()
+        report = build(root, memory, Options(search=False))
+        assert report.ok, report.findings
+        _COLD[digest] = dict(memory.files)
+    return _COLD[digest]

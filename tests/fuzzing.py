@@ -73,9 +73,8 @@ def isolated(target: Callable[..., None], *args: object) -> Outcome:
 def check_and_build(files: dict[str, str | bytes | None]) -> None:
     """The base site with `files` laid over it, checked and built in memory; every finding printed as the
     command line prints it (text and JSON), every output encoded. Raises only on a bug."""
-    from generator.engine.build import Options, build_site
+    from generator.engine import Memory, Options, build
     from generator.engine.check import check_site
-    from generator.output.store import MemoryStore
 
     root = Path(tempfile.mkdtemp(prefix="fuzz-site-"))
     try:
@@ -89,13 +88,12 @@ def check_and_build(files: dict[str, str | bytes | None]) -> None:
         for finding in check_site(root, jobs=1).findings:  # what `check` prints, as text and as JSON
             str(finding).encode("utf-8")
             json.dumps(finding.as_dict(), ensure_ascii=False).encode("utf-8")
-        store = MemoryStore()
-        result = build_site(root, store, Options(jobs=1, search=False))
-        for finding in result.findings:
+        memory = Memory()
+        report = build(root, memory, Options(jobs=1, search=False))
+        for finding in report.findings:
             str(finding).encode("utf-8")
-        if result.ok:
-            store.commit(result.outputs)
-        assert all(isinstance(data, bytes) for data in store.files.values())
+        assert report.refused is None
+        assert all(isinstance(data, bytes) for data in memory.files.values())
     finally:
         shutil.rmtree(root, ignore_errors=True)
 

@@ -208,15 +208,12 @@ def test_a_story_changed_after_it_was_checked_is_not_made_from_its_new_text(site
     again, and if its bytes are no longer those checked, the build stops (LP001, build again) rather than
     publish text no rule has seen."""
     import generator.engine.stories as stories
-    from generator.content.layout import file_digest
-    from generator.engine.build import Options, build_site
-    from generator.output.store import MemoryStore
+    from generator.engine import Memory, Options, build
     from tests.conftest import STORY_PATH, write_tree
 
-    store = MemoryStore()
-    first = build_site(site, store, Options(jobs=1, search=False))
-    assert first.ok
-    store.commit(first.outputs)
+    memory = Memory()
+    assert build(site, memory, Options(jobs=1, search=False)).ok
+    before = dict(memory.files)
     template = (Path(__file__).resolve().parent.parent / "templates" / "story.md").read_text()
     write_tree(site, {"templates/story.md": template + "\n"})
     again = stories.sections_again
@@ -227,8 +224,6 @@ def test_a_story_changed_after_it_was_checked_is_not_made_from_its_new_text(site
         return again(reading, shown, digest)
 
     monkeypatch.setattr(stories, "sections_again", edited_meanwhile)
-    digests = {path.relative_to(site).as_posix(): file_digest(path.read_bytes())
-               for path in (site / "content").rglob("*") if path.is_file()}
-    result = build_site(site, store, Options(jobs=1, search=False), memo=first.memo, digests=digests)
-    assert [(f.path, f.code) for f in result.findings if f.severity == "error"] == [(STORY_PATH, "LP001")]
-    assert not result.outputs
+    report = build(site, memory, Options(jobs=1, search=False))
+    assert [(f.path, f.code) for f in report.findings if f.severity == "error"] == [(STORY_PATH, "LP001")]
+    assert memory.files == before

@@ -121,7 +121,7 @@ def test_an_edit_rewrites_only_the_files_it_changes(site: Path):
     before = stamps(site / "public")
     story = site / STORY_PATH
     story.write_text(story.read_text().replace("When construction starts.", "When the digging starts."))
-    assert "3 written" in build(site) or "written" in build(site)
+    assert "(3 written, " in build(site)
     after = stamps(site / "public")
     changed = sorted(path for path in after if after[path] != before.get(path))
     assert changed == sorted(f"stories/2026-11-21/council-funds-the-quay-street-busway/index.{s}"
@@ -131,17 +131,17 @@ def test_an_edit_rewrites_only_the_files_it_changes(site: Path):
 def test_a_story_edited_while_the_build_runs_is_built_again(site: Path, monkeypatch: pytest.MonkeyPatch):
     """The state records each input as it was before the build read it: an edit saved during a build is
     not taken for built."""
-    import generator.engine.build
+    import generator.engine.pipeline
 
     story = site / STORY_PATH
-    real = generator.engine.build.build_site
+    real = generator.engine.pipeline.build_site
 
     def edited_midway(*args, **kwargs):
         result = real(*args, **kwargs)
         story.write_text(story.read_text().replace("When construction starts.", "When the digging starts."))
         return result
 
-    monkeypatch.setattr(generator.engine.build, "build_site", edited_midway)
+    monkeypatch.setattr(generator.engine.pipeline, "build_site", edited_midway)
     build(site)
     monkeypatch.undo()
     assert "up to date" not in build(site)
@@ -188,17 +188,17 @@ def test_a_rescan_of_the_files_a_watcher_reported_finds_what_a_whole_scan_finds(
 def test_a_story_deleted_during_a_first_build_is_not_recorded_as_built(site: Path, monkeypatch: pytest.MonkeyPatch):
     """A story the scan saw but the first build never read (deleted meanwhile) is left out of the state: put
     back, even with the same stat, it is built."""
-    import generator.engine.build
+    import generator.engine.pipeline
 
     story = site / STORY_PATH
     text, stat = story.read_text(), story.stat()
-    real = generator.engine.build.build_site
+    real = generator.engine.pipeline.build_site
 
     def deleted_first(*args, **kwargs):
         story.unlink()
         return real(*args, **kwargs)
 
-    monkeypatch.setattr(generator.engine.build, "build_site", deleted_first)
+    monkeypatch.setattr(generator.engine.pipeline, "build_site", deleted_first)
     assert "built 0 stories" in build(site)
     monkeypatch.undo()
     story.write_text(text)
@@ -416,7 +416,7 @@ def test_an_edit_is_built_from_the_memo(site: Path):
 
 def test_a_story_text_edit_plans_only_the_site_outputs_that_read_it(site: Path, monkeypatch: pytest.MonkeyPatch):
     """The feeds carry a story's text; no other site output does, and none of them is even planned again."""
-    from generator.engine import build as engine
+    from generator.engine import pipeline as engine
 
     build(site)
     planned: list[str] = []
@@ -542,96 +542,105 @@ def test_the_scan_names_content_files_as_the_build_shows_them(site: Path, relati
     assert not any(path.startswith(("templates", "generator")) for path in digests)
 
 
-def _built(site: Path, memo=None, digests=None):
-    """A build into memory with the engine, given a memo and the scan's digests, as `serve` makes one."""
-    from generator.engine.build import Options, build_site
-    from generator.output.store import MemoryStore
+def _built(site: Path, memory=None):
+    """A build into memory through the one call, as `serve` makes one (`memory`: the last build's, kept)."""
+    from generator.engine import Memory, Options, build
 
-    store = MemoryStore()
-    result = build_site(site, store, Options(search=False), memo, digests, memo_key=("k", "o"))
-    assert result.ok, result.findings
-    store.commit(result.outputs)
-    return result, store.files
+    memory = memory if memory is not None else Memory()
+    report = build(site, memory, Options(search=False))
+    assert report.ok, report.findings
+    return memory, memory.files
+
+
+def _late_memory():
+    """Memory in which `then`, if set, edits the inputs once, just after the next build's scan found them."""
+    from generator.engine import Memory
+
+    class Late(Memory):
+        then = None
+
+        def scan(self, root, last, key):
+            found = super().scan(root, last, key)
+            if self.then is not None:
+                self.then, edit = None, self.then
+                edit()
+            return found
+
+    return Late()
+
+
+def _story_template_changed(site: Path) -> None:
+    """The site's own story.md, one line longer than ours: every story's pages are made again."""
+    template = Path(__file__).resolve().parent.parent / "templates" / "story.md"
+    (site / "templates").mkdir(exist_ok=True)
+    (site / "templates" / "story.md").write_text(template.read_text() + "\n")
 
 
 @pytest.mark.parametrize("seed", [7, 8])
 def test_random_edits_built_as_the_preview_builds_give_a_cold_build_s_files(site: Path, seed: int):
     """The preview keeps its store and its memo in memory between builds, with what each story's variants were
     last made from (which a memo read from disk does not hold): after each edit, the files are a cold build's."""
-    from generator.engine.build import Options, build_site
-    from generator.engine.state import content_digests, scan
-    from generator.output.store import MemoryStore
+    from generator.engine import Memory
 
     rng = random.Random(seed)
-    store, memo = MemoryStore(), None
+    memory = Memory()
     for step in range(10):
         kind = rng.choice(KINDS) if step else "reword"
         if step:
             _edit(site, rng, step, kind)
-        digests = content_digests(site, scan(site, None)[1])
-        key = digests["content/site.toml"]  # a memo holds for one site.toml, as the preview's key says
-        result = build_site(site, store, Options(search=False), memo if memo and memo.key == key else None, digests,
-                            memo_key=(key, "o"))
-        assert result.ok, result.findings
-        store.commit(result.outputs)
-        memo = result.memo
-        assert step == 0 or memo.made, "the next build has what each story was made from"
-        assert store.files == _built(site)[1], f"after {kind}"
+        _built(site, memory)
+        assert step == 0 or memory.learned.made, "the next build has what each story was made from"
+        assert memory.files == _built(site)[1], f"after {kind}"
 
 
 def test_a_story_edited_after_the_scan_is_not_built_from_unchecked_text_then_built_again(site: Path):
     """A story the memo holds by the scan's digest, but which changed after the scan, is not made from its new,
-    unchecked text (the build stops: LP001, build again); the next build, whose scan sees it, reads it again:
-    then the output is a cold build's."""
-    from generator.engine.build import Options, build_site
-    from generator.engine.state import content_digests, scan
-    from generator.output.store import MemoryStore
+    unchecked text when its pages must be made again (a template changed): the build stops (LP001, build
+    again); the next build, whose scan sees it, reads it again: then the output is a cold build's."""
+    from generator.engine import Options, build
 
-    first, _ = _built(site, None, None)
-    digests = content_digests(site, scan(site, None)[1])
     path = site / STORY_PATH
-    path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
-    during = build_site(site, MemoryStore(), Options(search=False), first.memo, digests, memo_key=("k", "o"))
-    assert [(f.path, f.code) for f in during.findings] == [(STORY_PATH, "LP001")] and not during.outputs
-    after, files = _built(site, first.memo, content_digests(site, scan(site, None)[1]))
+    memory, before = _built(site, _late_memory())
+    _story_template_changed(site)
+    memory.then = lambda: path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
+    during = build(site, memory, Options(search=False))
+    assert [(f.path, f.code) for f in during.findings] == [(STORY_PATH, "LP001")] and memory.files == before
+    _, files = _built(site, memory)
     assert files == _built(site)[1] and b"voted no" in files["stories/2026-11-21/council-funds-the-quay-street-busway/index.md"]
 
 
 def test_the_reading_progress_counts_the_stories_read_not_those_the_memo_holds(site: Path):
     """A build after an edit reads one story: its progress says one, not every story of the site."""
-    from generator.engine.build import Options, build_site
-    from generator.engine.state import content_digests, scan
-    from generator.output.store import MemoryStore
+    from generator.engine import Memory, Options, build
 
     for step in range(3):
         _edit(site, random.Random(step), 500 + step, "add")
     shown: list[tuple[str, int, int]] = []
-    first = build_site(site, MemoryStore(), Options(search=False), progress=lambda *at: shown.append(at),
-                       memo_key=("k", "o"))
+    memory = Memory()
+    build(site, memory, Options(search=False), progress=lambda *at: shown.append(at))
     assert [at for at in shown if at[0] == "read"] == [("read", n, 4) for n in range(1, 5)]
     path = site / STORY_PATH
     path.write_text(path.read_text().replace("Two members voted against", "Two members voted no"))
     shown.clear()
-    build_site(site, MemoryStore(), Options(search=False), first.memo, content_digests(site, scan(site, None)[1]),
-               progress=lambda *at: shown.append(at), memo_key=("k", "o"))
+    build(site, memory, Options(search=False), progress=lambda *at: shown.append(at))
     assert [at for at in shown if at[0] == "read"] == [("read", 1, 1)]
 
 
 def test_a_manifest_edited_after_the_scan_fails_that_build_and_is_read_by_the_next(site: Path):
     """The build knows the manifest by the digest its scan found: its stories were checked against those bytes,
-    so a page is never made from others (it says to build again), and the next scan reads the edit."""
-    from generator.engine.build import Options, build_site
-    from generator.engine.state import content_digests, scan
-    from generator.output.store import MemoryStore
+    so a page made again (a template changed) is never made from others (it says to build again), and the next
+    scan reads the edit."""
+    from generator.engine import Options, build
 
-    first, _ = _built(site)
-    digests = content_digests(site, scan(site, None)[1])
     manifest = site / "content/manifests/1000000000000000002.json"
-    manifest.write_text(manifest.read_text().replace("Transit ridership report", "Transit ridership review"))
-    during = build_site(site, MemoryStore(), Options(search=False), first.memo, digests, memo_key=("k", "o"))
+    memory, before = _built(site, _late_memory())
+    _story_template_changed(site)
+    memory.then = lambda: manifest.write_text(manifest.read_text().replace("Transit ridership report",
+                                                                           "Transit ridership review"))
+    during = build(site, memory, Options(search=False))
     assert [(f.path, f.code) for f in during.findings] == [("content/manifests/1000000000000000002.json", "LP001")]
-    assert "changed while the site was being built" in during.findings[0].message
-    after, files = _built(site, first.memo, content_digests(site, scan(site, None)[1]))
+    assert "changed while the site was being built" in during.findings[0].message and memory.files == before
+    _, files = _built(site, memory)
     assert files == _built(site)[1]
     assert b"Transit ridership review" in b"".join(files.values())
 

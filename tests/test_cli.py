@@ -79,19 +79,22 @@ def test_python_dash_m_is_the_same_program():
 
 
 def test_the_program_skips_pydantic_plugins_unless_told_otherwise():
-    """No scan of every installed distribution for pydantic plugins (30 ms a run), unless the user chose."""
+    """No scan of every installed distribution for pydantic plugins (30 ms a run), unless the user chose: set
+    by the program (main()), not by importing the command line, which a library caller may do."""
     import os
     import subprocess
     import sys
 
-    script = ("import os, generator.cli, pydantic; from pydantic.plugin import _loader; pydantic.TypeAdapter(int); "
-              "print(repr(os.environ.get('PYDANTIC_DISABLE_PLUGINS')), _loader._plugins is None)")
+    command = ("import os, pydantic; from pydantic.plugin import _loader; pydantic.TypeAdapter(int); "
+               "print(repr(os.environ.get('PYDANTIC_DISABLE_PLUGINS')), _loader._plugins is None)")
+    script = (f"import os, generator.cli as cli; print(repr(os.environ.get('PYDANTIC_DISABLE_PLUGINS'))); "
+              f"cli.cli = lambda **_: exec({command!r}); cli.main()")
     env = {key: value for key, value in os.environ.items() if key != "PYDANTIC_DISABLE_PLUGINS"}
     default = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
-    assert default.stdout.split() == ["'__all__'", "True"]  # set, and no plugin was looked for
+    assert default.stdout.split() == ["None", "'__all__'", "True"]  # set by main(), and no plugin was looked for
     chosen = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True,
                             env={**env, "PYDANTIC_DISABLE_PLUGINS": "none"})
-    assert chosen.stdout.split() == ["'none'", "False"]  # the user's choice stands: plugins are looked for
+    assert chosen.stdout.split() == ["'none'", "'none'", "False"]  # the user's choice stands: plugins are looked for
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -109,7 +112,7 @@ def test_no_input_gives_a_traceback(tmp_path_factory, story, manifest):
 
 def test_ctrl_c_during_a_build_says_what_is_left_and_exits_130(tmp_path: Path, monkeypatch):
     """Ctrl-C is told apart from a failure (exit 130, as shells expect), and says that public/ is as it was."""
-    import generator.engine.build
+    import generator.engine.pipeline
 
     write_tree(tmp_path, base_files())
     monkeypatch.chdir(tmp_path)
@@ -117,7 +120,7 @@ def test_ctrl_c_during_a_build_says_what_is_left_and_exits_130(tmp_path: Path, m
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(generator.engine.build, "build_site", interrupted)
+    monkeypatch.setattr(generator.engine.pipeline, "build_site", interrupted)
     result = CliRunner().invoke(cli, ["build"])
     assert result.exit_code == 130
     assert "interrupted: the output folder holds the last completed build" in result.output

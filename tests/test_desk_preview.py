@@ -45,8 +45,11 @@ def test_a_read_only_desk_writes_nothing_and_builds_when_allowed(agent: Agent, s
     assert updated["error"]["code"] == "read_only"
     assert agent.call("check_story", text=read["text"], path=MISTAKES_PATH)["clean"]
     built = agent.call("build", drafts=True, search=False)
-    assert built["ok"] and built["exit_code"] == 0 and built["findings"] == [], built
+    assert built["ok"] and built["refused"] is None and built["findings"] == [], built
+    assert built["stories"] == 2 and built["written"] == built["files"] > 0 and not built["up_to_date"], built
     assert built["summary"].startswith("built ") and f"files in {site / 'public'} (" in built["summary"], built
+    again = agent.call("build", drafts=True, search=False)
+    assert again["up_to_date"] and again["files"] == built["files"] and again["written"] == built["written"]
     assert (site / "public" / STORY_PATH.removeprefix("content/").removesuffix(".md") / "index.html").is_file()
     assert (site / "public/stories/2026-11-22/the-busway-budget-passed-9-to-2/index.html").is_file()
     assert _files(site) == before
@@ -109,3 +112,22 @@ def test_an_announcement_whose_pid_no_process_can_have_is_no_preview(tmp_path: P
     (tmp_path / ".ledgerpress-cache" / ANNOUNCEMENT).write_text(json.dumps({"url": "http://127.0.0.1:8001",
                                                                              "pid": pid}))
     assert announced(tmp_path) is None
+
+
+def test_the_desk_builds_in_its_own_process_through_the_engine_s_call(site: Path, tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch):
+    """No build process is started: the desk's build is the engine's one call, and answers with its report as
+    data (a finding with its place and code, not a line to parse)."""
+    import shutil
+
+    from generator.desk import preview
+    from generator.desk.site import Desk
+
+    root = tmp_path / "copy"
+    shutil.copytree(site / "content", root / "content")
+    (root / "content/stories/2026-11-21/council-funds-the-quay-street-busway.md").write_text(
+        (site / STORY_PATH).read_text() + "\nA closing line that cites nothing.\n")
+    monkeypatch.setattr(subprocess, "Popen", None)  # any process started fails loudly
+    built = preview.build(Desk(root, allow_build=True), search=False)
+    assert not built.ok and built.refused is None and not (root / "public").exists()
+    assert [(f.path, f.code, f.severity) for f in built.findings] == [(STORY_PATH, "LP030", "error")]

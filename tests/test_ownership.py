@@ -3,7 +3,8 @@
 `public/` always equals the last finished build (a file edited or deleted there is repaired; a story edited
 and undone around a build, or an older .ledgerpress-cache restored, never leaves stale pages), a build
 killed at any moment leaves the old site or the new one and no leftovers, and publish deletes only what an
-earlier publish wrote."""
+earlier publish wrote. The command runs in this process (click's runner), as a process only where one is
+killed or runs as another user."""
 
 from __future__ import annotations
 
@@ -15,11 +16,17 @@ import signal
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
-import pytest
+from typing import NamedTuple
 
+import pytest
+from click.testing import CliRunner
+
+from generator.cli import cli
+from tests.conftest import built_cold
 from tests.test_publish import endpoint, live_keys, s3  # noqa: F401  (the moto_server fixtures)
 
 REPO = Path(__file__).resolve().parent.parent
@@ -29,12 +36,26 @@ MANIFEST = "content/manifests/2731437468098035842.json"  # one the story cites
 
 
 def ledgerpress(*args: object, timeout: float = 120, **popen) -> subprocess.CompletedProcess:
+    """The command as its own process (to be killed, or run as another user)."""
     return subprocess.run([sys.executable, "-m", "generator", *map(str, args)], cwd=REPO, capture_output=True,
                           text=True, timeout=timeout, **popen)
 
 
-def build(root: Path, *args: object) -> subprocess.CompletedProcess:
-    return ledgerpress("build", "--root", root, "--no-search", *args)
+class Done(NamedTuple):
+    returncode: int
+    stderr: str
+
+
+def command(*args: object) -> Done:
+    """The command run in this process, as a user runs it (its exit status and what it says)."""
+    done = CliRunner().invoke(cli, list(map(str, args)))
+    if done.exception is not None and not isinstance(done.exception, SystemExit):
+        raise done.exception
+    return Done(done.exit_code, done.stderr)
+
+
+def build(root: Path, *args: object) -> Done:
+    return command("build", "--root", root, "--no-search", *args)
 
 
 def tree(root: Path) -> dict[str, bytes]:
@@ -54,11 +75,8 @@ def demo(tmp_path: Path) -> Path:
 
 
 def cold(root: Path, scratch: Path) -> dict[str, bytes]:
-    """The site as it is now, built from scratch elsewhere: what public/ must equal."""
-    copy = scratch / f"cold-{time.monotonic_ns()}"
-    shutil.copytree(root / "content", copy / "content")
-    assert build(copy).returncode == 0
-    return tree(copy / "public")
+    """The site as it is now, built from scratch (once for each content it had): what public/ must equal."""
+    return built_cold(root, scratch)
 
 
 def mark_story(root: Path) -> None:
@@ -121,22 +139,26 @@ def _dangerous(kind: str, demo: Path, tmp_path: Path) -> tuple[Path, dict[str, s
 
 
 @pytest.mark.parametrize("kind", ["site root", "its parent", "home folder"])
-def test_build_into_the_site_its_parent_or_a_home_folder_is_refused(demo: Path, tmp_path: Path, kind: str):
+def test_build_into_the_site_its_parent_or_a_home_folder_is_refused(demo: Path, tmp_path: Path, kind: str,
+                                                                   monkeypatch: pytest.MonkeyPatch):
     out, env = _dangerous(kind, demo, tmp_path)
+    monkeypatch.setenv("HOME", env["HOME"])
     (demo / ".git").mkdir()
     (demo / ".git" / "HEAD").write_text("ref: refs/heads/main\n")
     before = tree(out)
-    done = ledgerpress("build", "--root", demo, "--no-search", "--out", out, env=env)
+    done = build(demo, "--out", out)
     assert done.returncode != 0 and tree(out) == before
     assert not pending(out.parent)
 
 
-def test_build_into_the_file_system_root_is_refused(demo: Path, tmp_path: Path):
+def test_build_into_the_file_system_root_is_refused(demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Run only once a home folder is refused (the engine today would delete /); as root, it runs as nobody,
     who can change nothing in /, so even a regression cannot."""
     home, env = _dangerous("home folder", demo, tmp_path)
-    if ledgerpress("build", "--root", demo, "--no-search", "--out", home, env=env).returncode == 0:
-        pytest.fail("a home folder is not refused yet: the / case is not run")
+    with monkeypatch.context() as patch:
+        patch.setenv("HOME", env["HOME"])
+        if build(demo, "--out", home).returncode == 0:
+            pytest.fail("a home folder is not refused yet: the / case is not run")
     site = Path(tempfile.mkdtemp(prefix="ledgerpress-root-case-"))
     try:
         shutil.copytree(demo / "content", site / "content")
@@ -195,9 +217,6 @@ def test_an_output_folder_that_is_a_mount_point_is_refused_before_anything_is_bu
 
 
 def test_a_disk_that_refuses_a_write_leaves_public_as_it_was(demo: Path, monkeypatch: pytest.MonkeyPatch):
-    from click.testing import CliRunner
-
-    from generator.cli import cli
     from generator.output import folder
 
     assert build(demo).returncode == 0
@@ -292,9 +311,6 @@ def test_what_is_put_into_public_while_a_build_runs_is_carried_or_refused(demo: 
     """Put there after the build looked at public/ and before it switched: a file is carried into the new tree
     like any other of the user's, a link in place of a folder of the site is refused (it would otherwise be in
     the tree the next build writes into)."""
-    from click.testing import CliRunner
-
-    from generator.cli import cli
     from generator.output import folder
 
     elsewhere = built_twice_beside(demo, tmp_path)
@@ -440,39 +456,44 @@ def test_a_page_edited_in_place_then_no_longer_made_is_deleted_from_both_trees(d
         mark_story(demo)
 
 
-def test_a_story_edited_and_undone_around_a_build_never_leaves_stale_pages(demo: Path, tmp_path: Path):
-    """The story changes after the build has looked at the site and before it reads the story, and changes
-    back after: the next build must not take the old look for what it rendered."""
+def test_a_story_edited_and_undone_around_a_build_never_leaves_stale_pages(demo: Path, tmp_path: Path,
+                                                                          monkeypatch: pytest.MonkeyPatch):
+    """The story changes after the build has looked at the site (its scan) and before it reads the story, and
+    changes back after: the next build must not take the old look for what it rendered."""
+    import generator.engine.run
+
     original = (demo / STORY).read_text()
     assert build(demo).returncode == 0
     touch_manifest(demo)  # so that this build reads the story again
-    running = subprocess.Popen([sys.executable, "-m", "generator", "build", "--root", str(demo), "--no-search"],
-                               cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 0.4  # the engine today makes its scratch folder right after its first look
-    while time.monotonic() < deadline and not list((demo / ".ledgerpress-cache").glob("bodies-*")):
-        time.sleep(0.001)
-    mark_story(demo)
-    assert running.wait(120) == 0
+    looked = generator.engine.run.scan
+
+    def then_edited(*args):
+        found = looked(*args)
+        mark_story(demo)
+        return found
+
+    with monkeypatch.context() as patch:
+        patch.setattr(generator.engine.run, "scan", then_edited)
+        assert build(demo).returncode == 0
     (demo / STORY).write_text(original)
     assert build(demo).returncode == 0
     assert tree(demo / "public") == cold(demo, tmp_path)
 
 
 def test_a_story_edited_then_undone_half_a_second_into_a_build_leaves_no_stale_page(demo: Path, tmp_path: Path):
-    """The red team's own sequence: edit, start a build, undo 0.5 s later, build again (and again)."""
+    """The red team's own sequence: edit, start a build, undo 0.5 s later (wherever the build is by then),
+    build again (and again)."""
     original = (demo / STORY).read_text()
     assert build(demo).returncode == 0
     touch_manifest(demo)
     mark_story(demo)
-    running = subprocess.Popen([sys.executable, "-m", "generator", "build", "--root", str(demo), "--no-search"],
-                               cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.5)
-    (demo / STORY).write_text(original)
-    running.wait(120)
+    undo = threading.Timer(0.5, (demo / STORY).write_text, args=(original,))
+    undo.start()
+    build(demo)
+    undo.join()
     for _ in range(2):
         assert build(demo).returncode == 0
     assert tree(demo / "public") == cold(demo, tmp_path)
-    test_a_story_edited_and_undone_around_a_build_never_leaves_stale_pages(demo, tmp_path)  # and the exact race
 
 
 def test_an_older_build_cache_restored_does_not_give_stale_output(demo: Path, tmp_path: Path):
@@ -600,9 +621,6 @@ def test_where_two_folders_cannot_be_exchanged_build_and_publish_switch_them_by_
         demo: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
     """Without renameat2's exchange (another system, another file system), a build and a publish put the new
     tree in place by renames through a folder aside, and leave nothing behind."""
-    from click.testing import CliRunner
-
-    from generator.cli import cli
     from generator.output import switch
     from generator.publish import MANIFEST as MANIFEST_FILE
 
@@ -644,7 +662,7 @@ def test_publish_to_a_folder_holding_foreign_files_deletes_none_of_them(demo: Pa
     assert build(demo).returncode == 0
     dest = tmp_path / "www"
     before = foreign_folder(dest)  # robots.txt: one name in common with the site
-    ledgerpress("publish", dest, "--root", demo)
+    command("publish", dest, "--root", demo)
     after = tree(dest)
     assert {path: data for path, data in after.items() if path in before and path != "robots.txt"} == \
         {path: data for path, data in before.items() if path != "robots.txt"}
@@ -657,9 +675,11 @@ def test_publish_to_s3_deletes_no_key_it_did_not_write(demo: Path, s3, endpoint:
     foreign = [f"{under}foreign.txt", f"{under}backups/2025.tar", f"{under}robots.txt"]
     for key in [*foreign, "elsewhere/keep.txt"]:
         s3.put_object(Bucket=s3.bucket, Key=key, Body=b"not the site's")
-    env = {**os.environ, "AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing",
-           "AWS_DEFAULT_REGION": "us-east-1"}
-    ledgerpress("publish", f"s3://{s3.bucket}/{prefix}", "--root", demo, "--endpoint-url", endpoint, env=env)
+    env = {"AWS_ACCESS_KEY_ID": "testing", "AWS_SECRET_ACCESS_KEY": "testing", "AWS_DEFAULT_REGION": "us-east-1"}
+    with pytest.MonkeyPatch.context() as patch:
+        for name, value in env.items():
+            patch.setenv(name, value)
+        command("publish", f"s3://{s3.bucket}/{prefix}", "--root", demo, "--endpoint-url", endpoint)
     keys = live_keys(s3)
     assert {f"{under}foreign.txt", f"{under}backups/2025.tar", "elsewhere/keep.txt"} <= keys
 

@@ -60,7 +60,7 @@ def test_a_plain_page_left_out_for_lp011_is_left_out_of_search(site: Path):
     take the front page in its place."""
     write_tree(site, {"content/pages/index.md": "---\ntitle: A page\n---\nText.\n",
                       "content/site.toml": SITE_TOML + '\n[checks]\nLP011 = "off"\n'})
-    result = build_in_memory(site, search=False).result
+    result = build_in_memory(site, search=False)
     assert result.ok
     plain = engine_search.search_plan(*result.searchable)[-1]
     assert plain.name == "pages" and "index.html" not in [page.path for page in plain.pages]

@@ -170,11 +170,11 @@ def test_an_edit_the_watcher_saw_is_built_without_a_look_at_every_file(preview: 
                                                                          monkeypatch: pytest.MonkeyPatch):
     """The watcher names the saved file (by the path the scan knows it by), so only it is read again; a new
     file, which only a whole scan can place, is built too."""
-    import generator.serve
+    import generator.engine.run
 
-    whole = generator.serve.scan
+    whole = generator.engine.run.scan
     scans = []
-    monkeypatch.setattr(generator.serve, "scan", lambda *args: scans.append(args) or whole(*args))
+    monkeypatch.setattr(generator.engine.run, "scan", lambda *args: scans.append(args) or whole(*args))
     events = Events(preview, version=1)
     try:
         edit(site, "on a 9 to 2 vote.", "on a 9 to 2 vote, before dawn.")
@@ -311,7 +311,7 @@ def test_a_build_that_crashed_leaves_nothing_for_the_next_to_commit(preview: Pre
                                                                       monkeypatch: pytest.MonkeyPatch):
     """A crash after the story's page was made: the save undone, the next build holds that page already and
     makes nothing, so a page the crashed build left behind must not be what it commits."""
-    import generator.engine.build
+    import generator.engine.pipeline
 
     def crash(*args, **kwargs):
         raise RuntimeError("a bug in the site's pages")
@@ -319,7 +319,7 @@ def test_a_build_that_crashed_leaves_nothing_for_the_next_to_commit(preview: Pre
     events = Events(preview, version=1)
     try:
         with monkeypatch.context() as patch:
-            patch.setattr(generator.engine.build, "_make_pages", crash)
+            patch.setattr(generator.engine.pipeline, "_make_pages", crash)
             edit(site, "on a 9 to 2 vote.", "on a 9 to 2 vote, in a crash.")
             events.next_reload()
             assert any(finding.code == "INTERNAL" for finding in preview.live.snapshot.findings)

@@ -2,11 +2,14 @@
 `stop-words` package's English list), reduced to their Snowball stems (`snowballstemmer`), so that 'voted',
 'votes' and 'vote' are one term and 'the', 'which', 'said' none. Terms are small integers: a story's words
 are found and hashed by the same array operations LP040 runs on its body (analysis.similarity.tokens, which
-keeps that body's words for it), and each distinct word is stemmed once per process."""
+keeps that body's words for it), and each distinct word is stemmed once per process. A term's number is a
+hash of its stem, the same in every process and at every moment, so that the tables that find it again can
+be emptied whenever they grow large, with no term set held anywhere left in another numbering."""
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 
 import numpy as np
@@ -61,21 +64,25 @@ class _Vocabulary:
         if len(word) < 2 or word in _STOP:
             return _NONE
         stem = word if word.isdigit() else _STEMMER.stemWord(word)
-        return self.stems.setdefault(stem, len(self.stems))
+        found = self.stems.get(stem)
+        if found is None:
+            found = self.stems[stem] = _numbered(stem)
+        return found
+
+    def bounded(self) -> _Vocabulary:
+        """This vocabulary, emptied first if it has grown large (a preview server checks for hours)."""
+        if len(self.overflow) > MAX_OVERFLOW or len(self.stems) > MAX_STEMS or len(self.words) > MAX_STEMS:
+            self.__init__()
+        return self
+
+
+def _numbered(stem: str) -> int:
+    """A stem's term: 63 bits of its hash (never negative, so never _NONE or _UNKNOWN)."""
+    return int.from_bytes(hashlib.blake2b(stem.encode(), digest_size=8).digest(), "little") >> 1
 
 
 _VOCABULARY = _Vocabulary()
-MAX_STEMS, MAX_OVERFLOW = 1 << 22, 1 << 20  # past either, the next check numbers the words afresh
-
-
-def forget_words() -> None:
-    """Number the words afresh if the vocabulary has grown large (a preview server checks for hours). Called
-    only before a check starts: every term set held (text_terms', unit_terms', a check's derived values) is in
-    the numbering it was made with."""
-    if len(_VOCABULARY.overflow) > MAX_OVERFLOW or len(_VOCABULARY.stems) > MAX_STEMS:
-        _VOCABULARY.__init__()
-        text_terms.cache_clear()
-        _LAST.clear()
+MAX_STEMS, MAX_OVERFLOW = 1 << 22, 1 << 20  # past either, the tables are emptied (the terms stay the same)
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -83,7 +90,8 @@ def text_terms(text: str) -> frozenset[int]:
     """The terms of one short text (a claim, a title, a passage on its own), from its words as
     analysis.similarity.words splits them (as `tokens` finds them in a body, without the arrays, which cost
     more than they save on a sentence)."""
-    known, term = _VOCABULARY.words, _VOCABULARY.term
+    vocabulary = _VOCABULARY.bounded()
+    known, term = vocabulary.words, vocabulary.term
     found = set(map(known.get, words(text)))
     if None in found:
         found = {known[word] if word in known else known.setdefault(word, term(word)) for word in words(text)}
@@ -103,7 +111,7 @@ def unit_terms(body_text: str, body: Body, body_line: int) -> list[set[int]]:
     if _LAST and _LAST[0] == key:
         return _LAST[1]
     body_words = tokens(body_text)
-    term = _VOCABULARY.lookup(body_words)
+    term = _VOCABULARY.bounded().lookup(body_words)
     if b"](" in body_words.data or b"<" in body_words.data:
         term[_in_targets(body_words)] = _NONE
     newlines = np.flatnonzero(np.frombuffer(body_words.data, dtype=np.uint8) == 10)

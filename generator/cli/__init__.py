@@ -9,24 +9,16 @@ import threading
 
 import click
 
-# A build's parallelism is its processes (--jobs): the BLAS threads numpy starts on import would only spin
-# beside them (numpy's vector work here is elementwise, never BLAS). Set before anything imports numpy.
-os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
-# pydantic looks for plugins (observability hooks) among the entry points of every installed distribution
-# when it builds its first validator, a scan that costs more than a small rebuild, for hooks a site build has
-# no use for. Whoever wants them sets PYDANTIC_DISABLE_PLUGINS themselves (e.g. to "none").
-os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
-
-from .. import __version__  # noqa: E402
-from .build import build  # noqa: E402
-from .check import check  # noqa: E402
-from .init import init  # noqa: E402
-from .manifests import manifest_group, manifests_group  # noqa: E402
-from .mcp import mcp_command  # noqa: E402
-from .new import new  # noqa: E402
-from .publish import publish_command  # noqa: E402
-from .rules import rules_command  # noqa: E402
-from .serve import serve_command  # noqa: E402
+from .. import __version__
+from .build import build
+from .check import check
+from .init import init
+from .manifests import manifest_group, manifests_group
+from .mcp import mcp_command
+from .new import new
+from .publish import publish_command
+from .rules import rules_command
+from .serve import serve_command
 
 
 class Commands(click.Group):
@@ -82,6 +74,15 @@ for command, summary in SUMMARIES.items():
 
 
 def main() -> None:
+    """The process: its settings are made here, once, and nowhere below (the engine is a library, built
+    through by the preview and the agent desk in their own processes, and by the tests in theirs)."""
+    # A build's parallelism is its processes (--jobs): the BLAS threads numpy starts on import would only spin
+    # beside them (numpy's vector work here is elementwise, never BLAS). Set before anything imports numpy.
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    # pydantic looks for plugins (observability hooks) among the entry points of every installed distribution
+    # when it builds its first validator, a scan that costs more than a small rebuild, for hooks a site build
+    # has no use for. Whoever wants them sets PYDANTIC_DISABLE_PLUGINS themselves (e.g. to "none").
+    os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
     # A build makes millions of objects that live until it ends, and few cycles: the cyclic collector, run at
     # its usual pace, would scan them again and again. Set once here, for this process and the workers it forks.
     gc.set_threshold(100_000, 50, 100)

@@ -12,8 +12,8 @@ import click
 
 from ..content.findings import counted, printable
 from ..render.dates import iso_z
-from .cache import site_checked
-from .options import ROOT, detail, print_findings, say, verbosity
+from ..engine.run import check as site_checked
+from .options import ROOT, build_now, detail, print_findings, say, verbosity
 
 if TYPE_CHECKING:
     from ..content.findings import Finding
@@ -33,7 +33,7 @@ def check(root: Path, form: str, force: bool, place: str | None) -> None:
     """Run every rule on the site and print the findings; exit 1 if an error remains (drafts only warn). Only
     the files changed since the last check are read again (--force: every file)."""
     started = time.perf_counter()
-    checked = site_checked(root.resolve(), force)
+    checked = site_checked(root, force, build_now())
     findings = checked.findings
     if place is not None:
         sys.exit(_explain(root.resolve(), place, findings))

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from ..content.findings import counted
+from ..engine.report import os_reason
 
 if TYPE_CHECKING:
     from ..content.config import SiteConfig
@@ -97,11 +98,6 @@ def writing_files() -> Iterator[None]:
         yield
     except OSError as err:
         raise click.ClickException(f"cannot write {os_reason(err, 'a file')}") from None
-
-
-def os_reason(err: OSError, where: Path | str) -> str:
-    """What the system refused, in a line: the file (else `where`) and why."""
-    return f"{err.filename or where}: {err.strerror or err}"
 
 
 def print_findings(findings: list[Finding], err: bool = False) -> None:

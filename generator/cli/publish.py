@@ -10,7 +10,7 @@ import click
 from ..content.findings import shown_name
 from ..content.layout import PACKAGE
 from ..engine.state import State, key_options, load_state, scan
-from .cache import site_checked
+from ..engine.run import check as site_checked
 from .options import ROOT, build_now, findings_summary, print_findings, require_site
 
 
@@ -28,7 +28,7 @@ def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | No
         public_files(root / "public")
     except PublishError as err:
         raise click.ClickException(f"publish refused: {err}") from None
-    findings = site_checked(root.resolve()).findings
+    findings = site_checked(root, now=build_now()).findings
     if any(f.severity == "error" for f in findings):
         print_findings(findings, err=True)
         raise click.ClickException(f"publish refused: {findings_summary(findings)}; fix them, then `ledgerpress build`")

@@ -6,9 +6,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import re
-import subprocess
-import sys
 import urllib.error
 import urllib.request
 from dataclasses import dataclass
@@ -16,17 +13,17 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 from ..content.layout import CACHE_DIR
+from ..engine import Folder, Options
+from ..engine import build as build_site
 from ..engine.scratch import running
 from ..output.files import write_whole
-from .errors import DeskError
+from .checking import finding_out
 from .paths import story_path
 from .schemas import BuildOut, PreviewOut
 from .site import Desk
 
 ANNOUNCEMENT = "serve.json"
 LOOPBACK = {"127.0.0.1", "localhost", "::1", "0.0.0.0", "::"}  # the only previews the desk asks anything
-BUILD_TIMEOUT = 1800  # seconds: a bound on a build the desk waits for
-_FINDING = re.compile(r"^\S[^:\n]*:\d+:\d+: LP\d{3} ")
 
 
 @dataclass(frozen=True)
@@ -116,16 +113,12 @@ def _answers(url: str) -> bool:
 
 
 def build(desk: Desk, drafts: bool = False, search: bool = True) -> BuildOut:
-    """`ledgerpress build` of the site, run as its own process, as a person runs it."""
+    """The site built into public/ as `ledgerpress build` builds it, through the same call, in this process."""
     desk.may_build()
-    # -P: the site's own folder is not searched for modules (a generator/ there is not ours)
-    command = [sys.executable, "-P", "-m", "generator", "build", "--root", str(desk.root)]
-    command += ["--drafts"] * drafts + ["--no-search"] * (not search)
-    try:  # never the desk's own standard streams: on stdio they carry the protocol
-        done = subprocess.run(command, cwd=desk.root, stdin=subprocess.DEVNULL, capture_output=True, text=True,
-                              timeout=BUILD_TIMEOUT)
-    except subprocess.TimeoutExpired:
-        raise DeskError("build_timeout", f"the build took longer than {BUILD_TIMEOUT} s and was stopped") from None
-    lines = [line for line in done.stderr.splitlines() if line.strip()]
-    return BuildOut(ok=done.returncode == 0, exit_code=done.returncode,
-                    findings=[line for line in lines if _FINDING.match(line)], summary=lines[-1] if lines else "")
+    report = build_site(desk.root, Folder(desk.root / "public"), Options(drafts=drafts, search=search))
+    counts = report.counts
+    return BuildOut(ok=report.ok, refused=report.refused, findings=[finding_out(f) for f in report.findings],
+                    up_to_date=report.up_to_date, stories=counts.stories, pages=counts.pages, files=counts.files,
+                    written=counts.written, unchanged=counts.unchanged, deleted=counts.deleted,
+                    scheduled=[path for path, _, _ in report.scheduled], notes=report.notes,
+                    summary=report.refused or report.summary())

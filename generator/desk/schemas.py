@@ -141,7 +141,17 @@ class PreviewOut(Out):
 
 
 class BuildOut(Out):
-    ok: bool
-    exit_code: int
-    findings: list[str]
-    summary: str = Field(description="The build's closing line.")
+    ok: bool = Field(description="public/ holds the new site: nothing refused, no error found.")
+    refused: str | None = Field(description="Why nothing was written: public/ is not the build's to write, "
+                                            "another build is writing it, or the disk refused a write.")
+    findings: list[FindingOut]
+    up_to_date: bool = Field(description="Nothing changed since the last build: the counts are that build's.")
+    stories: int
+    pages: int
+    files: int
+    written: int = Field(description="Files written (new or changed).")
+    unchanged: int
+    deleted: int
+    scheduled: list[str] = Field(description="Stories that wait for their publication time, soonest first.")
+    notes: list[str] = Field(description="What else the build has to say (a cache it could not save).")
+    summary: str = Field(description="The build's closing line, as `ledgerpress build` prints it.")

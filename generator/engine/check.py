@@ -17,7 +17,6 @@ from .. import __version__
 from ..analysis.repeats import RepeatIndex, site_repeats
 from ..analysis.similarity import Features
 from ..checks import Report, SiteIndex, run_checks
-from ..checks.wording import forget_words
 from ..content.authors import Author, load_authors
 from ..content.config import CONFIG_NAME, SiteConfig, load_config
 from ..content.findings import Finding
@@ -76,7 +75,6 @@ def check_site(root: Path, drafts: bool = True, base_url: str | None = None, job
     files' bytes by path as shown, checked as if written there (a story checked before it is saved). A story
     published after `now` (the build's time: the clock when not given) is checked but scheduled: not part of
     the site unless `scheduled` (the preview shows it)."""
-    forget_words()
     config, findings = load_config(root / "content" / CONFIG_NAME, base_url, f"content/{CONFIG_NAME}")
     if config is None:
         return Checked(None, Report(sorted(findings), {}))

@@ -35,16 +35,12 @@ def run_all(func: Callable[[Any, Item], Result], context: Any, items: Sequence[I
 
     chunk = max(1, min(32, len(items) // (count * 16)))  # about 16 chunks a worker: they finish together
     _CONTEXT[0] = context
-    caller_froze = gc.get_freeze_count() > 0  # (a build freezes its memo for its whole life: left frozen)
-    gc.freeze()  # the workers' collector leaves what they inherit alone: it stays shared, not copied page by page
     pool = ProcessPoolExecutor(count, mp_context=multiprocessing.get_context("fork"), initializer=_start_worker,
                                initargs=(os.getpid(),))
     try:
         yield from pool.map(functools.partial(_call, func), items, chunksize=chunk)
     finally:
         pool.shutdown(wait=True, cancel_futures=True)
-        if not caller_froze:
-            gc.unfreeze()
         _CONTEXT[0] = None
 
 
@@ -56,9 +52,12 @@ def _call(func: Callable[[Any, Item], Result], item: Item) -> Result:
 
 
 def _start_worker(parent: int) -> None:
-    """Ctrl-C is the parent's to handle (it shuts the pool down): workers must not each print a traceback. A
-    worker ends with its parent: the pool's workers of a killed build would otherwise wait for work forever
-    (each holds the pool's queues open), keeping all they inherited."""
+    """A worker's own settings (the caller's process keeps its own): its collector leaves what it inherited
+    alone, so that it stays shared with the parent rather than copied page by page; Ctrl-C is the parent's
+    to handle (it shuts the pool down), so workers do not each print a traceback; and a worker ends with its
+    parent: the pool's workers of a killed build would otherwise wait for work forever (each holds the pool's
+    queues open), keeping all they inherited."""
+    gc.freeze()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     if sys.platform.startswith("linux"):
         import ctypes

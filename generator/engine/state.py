@@ -14,14 +14,14 @@ from pathlib import Path
 
 import orjson
 
-from ..content.findings import shown_name
+from ..content.findings import Finding, shown_name
 from ..content.layout import CACHE_DIR, PACKAGE, file_digest, is_utf8, key_of, read_upto, template_dirs
 from ..content.limits import MAX_INPUT_BYTES
 from ..output.files import write_whole
 from ..output.record import intact, load_record
 
 STATE_FILE = "build-state.json"
-FORMAT = "ledgerpress-build-state-3"
+FORMAT = "ledgerpress-build-state-4"
 # A file changed this little before a build scanned it can change again within its timestamp's resolution
 # without its stat showing it: the next build reads it again rather than trusting the stat (git's "racy" rule).
 RACY_NS = 2_000_000_000
@@ -45,12 +45,14 @@ def key_options(key: str) -> dict[str, str]:
 
 @dataclass
 class State:
-    """The last good build of a site: its options, each input as it was read, what it printed."""
+    """The last good build of a site: its options, each input as it was read, what it found (its warnings, the
+    stories it left scheduled) and its counts."""
 
     options: str = ""                                       # options_key of that build ("key" in its file)
     started_ns: int = 0                                     # when its scan began
     inputs: dict[str, Scanned] = field(default_factory=dict)  # by absolute path
-    warnings: list[str] = field(default_factory=list)
+    findings: list[Finding] = field(default_factory=list)
+    scheduled: list[tuple[str, str, int]] = field(default_factory=list)  # (path, URL path, due: seconds since 1970)
     summary: dict[str, int] = field(default_factory=dict)
 
     @property
@@ -58,11 +60,12 @@ class State:
         """The key of the output this state's build made: its options and every input's digest."""
         return build_key(self.options, self.inputs)
 
-    def stale(self, inputs: Mapping[str, Scanned], out: Path, moment: int) -> tuple[str, list[str]] | None:
+    def stale(self, inputs: Mapping[str, Scanned], out: Path | None, moment: int) -> tuple[str, list[str]] | None:
         """Why the output this build left in `out` is not what a build with its options would make now, as
         (why, paths), or None: "inputs" (the inputs whose digest moved, in `paths`), "ahead" (it was built for
         a later time: it holds stories not due at `moment`), "due" (a scheduled story fell due), "files" (files
-        of `out` changed or removed after it). What `build` skips and what `publish` refuses."""
+        of `out` changed or removed after it; None: an output no one else writes, in memory). What `build`
+        skips and what `publish` refuses."""
         moved = [path for path in inputs.keys() | self.inputs.keys()
                  if _digest_of(inputs, path) != _digest_of(self.inputs, path)]
         if moved:
@@ -71,7 +74,7 @@ class State:
             return "ahead", []
         if 0 < self.summary.get("next_due", 0) <= moment:
             return "due", []
-        if not intact(out, load_record(out), self.build):
+        if out is not None and not intact(out, load_record(out), self.build):
             return "files", []
         return None
 
@@ -195,11 +198,12 @@ def load_state(root: Path) -> State | None:
         raw = orjson.loads((root / CACHE_DIR / STATE_FILE).read_bytes())
         if raw.get("format") != FORMAT:
             return None
-        state = State(raw["key"], raw["started_ns"], raw["inputs"], raw["warnings"], raw["summary"])
+        state = State(raw["key"], raw["started_ns"], raw["inputs"], [Finding(*found) for found in raw["findings"]],
+                      [tuple(due) for due in raw["scheduled"]], raw["summary"])
     except (OSError, ValueError, KeyError, TypeError, AttributeError):
         return None
-    shapes = (str, int, dict, list, dict)
-    values = (state.options, state.started_ns, state.inputs, state.warnings, state.summary)
+    shapes = (str, int, dict, dict)
+    values = (state.options, state.started_ns, state.inputs, state.summary)
     if not all(isinstance(v, t) for v, t in zip(values, shapes)):
         return None
     if not all(isinstance(s, list) and len(s) == 4 for s in state.inputs.values()):
@@ -210,9 +214,11 @@ def load_state(root: Path) -> State | None:
 def save_state(root: Path, state: State) -> None:
     folder = root / CACHE_DIR
     folder.mkdir(exist_ok=True)
+    findings = [[shown["path"], f.line, f.col, f.code, shown["message"], f.severity]
+                for f in state.findings if (shown := f.as_dict())]  # (a name that is not UTF-8, escaped)
     write_whole(folder / STATE_FILE, orjson.dumps({"format": FORMAT, "key": state.options, "started_ns": state.started_ns,
-                                                   "inputs": state.inputs, "warnings": state.warnings,
-                                                   "summary": state.summary}))
+                                                   "inputs": state.inputs, "findings": findings,
+                                                   "scheduled": state.scheduled, "summary": state.summary}))
 
 
 def content_digests(root: Path, inputs: dict[str, Scanned]) -> dict[str, str]:

@@ -14,14 +14,11 @@ from typing import Any
 
 from watchfiles import DefaultFilter, watch
 
-from .. import __version__
 from ..content.findings import Finding
-from ..engine.build import Options, build_site
-from ..engine.memo import Memo
+from ..engine import Memory, Options, build
 from ..engine.pool import default_jobs
 from ..engine.records import SearchRecord
 from ..engine.search import make_search, search_plan
-from ..engine.state import State, content_digests, memo_key, options_key, rescan, scan
 from ..output.store import MemoryStore
 from ..site.outputs import output_file
 from .http import EVERYWHERE, PreviewServer, preview_url
@@ -87,11 +84,10 @@ class Preview:
         self.everywhere = bound in EVERYWHERE  # reachable from other devices, at an address of this machine's
         self._stop = threading.Event()
         self._indexing = threading.Lock()  # one Pagefind run at a time
-        self.store = MemoryStore()          # the last good build's files
-        self._memo: Memo | None = None      # and what it learned, so that a save rebuilds only what it changed
+        self.memory = Memory()              # the last good build's files, and what it learned, so that a save
+                                            # rebuilds only what it changed
         self._search_store = MemoryStore()  # the search index, made after each build's reload (see _index)
         self._search: SearchRecord | None = None
-        self._scanned: State | None = None  # the inputs as the last build (good or not) found them
         self._threads: list[threading.Thread] = []
 
     def start(self) -> None:
@@ -205,27 +201,15 @@ class Preview:
         return rebuilt
 
     def _build(self, changed: set[str] | None) -> _Built:
-        """One build into the store in memory, from the last good build's memo."""
-        options = options_key(__version__, drafts=self.drafts, base_url=self.url, out="serve")
-        found = rescan(self._scanned, changed) if self._scanned is not None and changed is not None else None
-        scanned, inputs = found or scan(self.root, self._scanned)  # the watcher spares a look at every file
-        self._scanned = State(options, scanned, inputs)
-        digests = content_digests(self.root, inputs)
-        key = memo_key(inputs, digests, options)
-        memo = self._memo if self._memo is not None and self._memo.key == key else None
-        try:
-            result = build_site(self.root, self.store, Options(self.drafts, self.url, search=False, scheduled=True),
-                                memo, digests, memo_key=(key, options))
-        except BaseException:  # what it made must not be committed by the next build, which may not make it again
-            self.store.abort()
-            raise
-        if not result.ok:
-            self.store.abort()
-            return _Built(tuple(result.findings))
-        stats = self.store.commit(result.outputs)
-        self._memo = result.memo
-        banners = {output_file(url_path): scheduled_banner(when) for _, url_path, when in result.scheduled}
-        return _Built(tuple(result.findings), self.store.files, banners, stats.paths, result.searchable)
+        """One build into memory, from the last good build's memo (`changed`: what the watcher saw since)."""
+        self.memory.changed = changed
+        report = build(self.root, self.memory, Options(self.drafts, self.url, search=False, scheduled=True))
+        if report.refused is not None:  # (memory refuses only a build time that cannot be read)
+            return _Built((Finding("SOURCE_DATE_EPOCH", 1, 1, "LP002", report.refused),))
+        if not report.ok:
+            return _Built(tuple(report.findings))
+        banners = {output_file(url_path): scheduled_banner(when) for _, url_path, when in report.scheduled}
+        return _Built(tuple(report.findings), self.memory.files, banners, report.changed, self.memory.searchable)
 
     def _index(self, snapshot: Snapshot, searchable: tuple) -> None:
         """Pagefind indexes again the shards whose pages changed, at the lowest CPU priority, after the reload;

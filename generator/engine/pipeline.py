@@ -22,9 +22,11 @@ from ..render.kinds import navigation
 from ..render.teaser import Teaser
 from ..render.templates import Renderer, template_finding
 from ..site import LAST, Output
+from ..site.search import SHARDS
 from .check import Checked, Progress, check_site, learned
 from .fingerprint import qualified_name
 from .memo import Memo
+from .options import Options
 from .pages import (
     PageMaking,
     collisions,
@@ -49,16 +51,6 @@ from .stories import (
 
 
 
-@dataclass(frozen=True)
-class Options:
-    drafts: bool = False         # build the stories marked draft: true
-    base_url: str | None = None  # instead of site.toml's
-    jobs: int | None = None      # processes (default: every core)
-    search: bool = True          # make the search index (without it, the store keeps the last one)
-    now: dt.datetime | None = None  # the build's time, which decides what is scheduled (default: engine/clock.py)
-    scheduled: bool = False      # build the scheduled stories too (the preview does, under a banner)
-
-
 @dataclass
 class BuildResult:
     """The findings; on success every output's digest by path (what the store must hold after commit), the
@@ -72,6 +64,7 @@ class BuildResult:
     scheduled: list[tuple[str, str, dt.datetime]] = field(default_factory=list)  # (path, URL path, time), soonest first
     newest: dt.datetime | None = None  # the latest published time of a story built: a build before it differs
     searchable: tuple = ((), (), {})  # search_plan's arguments: the stories' records, the plain pages, page records
+    searched: bool = False  # the search index was asked for, and made
 
     @property
     def ok(self) -> bool:
@@ -145,6 +138,7 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     result.searchable = [records[job.path] for job in story_list], checked.pages, pages.records
     search = _search(store, options, memo, jobs, result)
     result.outputs = {**outputs, **(search.outputs if search else {})}
+    result.searched = options.search and SHARDS in result.outputs
     result.stories = len(story_list)
     result.pages = sum(path.endswith(".html") for path in pages.records)
     result.memo = dataclasses.replace(
