@@ -206,6 +206,19 @@ def test_a_story_deleted_during_a_first_build_is_not_recorded_as_built(site: Pat
     assert "built 1 story" in build(site)
 
 
+def test_the_libraries_the_generator_runs_on_are_part_of_the_key(site: Path, monkeypatch: pytest.MonkeyPatch):
+    """Jinja, markdown-it-py, pydantic, Pillow... shape the output: each required library's version is in the
+    key (read from its installed metadata), so a build after an upgrade makes everything again."""
+    import generator.engine.state as state
+
+    found = state.libraries()
+    assert "jinja2==" in found and "markdown_it_py==" in found and "pydantic==" in found and "pillow==" in found
+    build(site)
+    assert "up to date" in build(site)
+    monkeypatch.setattr(state, "libraries", lambda: found.replace("jinja2==", "jinja2==0.0.0+"))
+    assert "built 1 story" in build(site) and "(0 written, " in build(site, "--force")
+
+
 def test_options_are_part_of_the_key(site: Path):
     build(site)
     assert "built" in build(site, "--base-url", "https://other.example.org")
@@ -673,6 +686,75 @@ def test_a_new_view_field_shown_by_one_list_template_remakes_that_list(site: Pat
     shutil.copytree(site / "templates", cold / "templates")
     build(cold)
     assert listing(site / "public") == listing(cold / "public")
+
+
+def test_a_field_added_to_the_site_remakes_what_reads_it_with_no_other_change(site: Path, monkeypatch):
+    """Inputs by value: a field added to Site (all that producers read) and changed between two builds remakes
+    the output made from it, and nothing else: the engine takes the fingerprint of the Site whole, so no list of
+    its fields is kept to forget the new one in."""
+    import dataclasses
+
+    import generator.engine.pages as pages
+    import generator.engine.pipeline as pipeline
+    from generator.engine import Memory, Options, build
+    from generator.site import Output, Site
+    from generator.site.outputs import SITE_TOML
+
+    @dataclasses.dataclass(frozen=True)
+    class WithMotto(Site):
+        motto: str = ""
+
+    said = ["Every paragraph cited."]
+
+    def motto_text(config, motto: str) -> str:
+        return motto
+
+    def motto(site: WithMotto):
+        yield Output("motto.txt", SITE_TOML, None, {"motto": site.motto}, make=motto_text)
+
+    monkeypatch.setattr(pipeline, "Site", lambda *args, **kwargs: WithMotto(*args, **kwargs, motto=said[0]))
+    monkeypatch.setattr(pages, "PRODUCERS", [*pages.PRODUCERS, motto])
+    memory = Memory()
+    assert build(site, memory, Options(search=False)).ok and memory.files["motto.txt"] == b"Every paragraph cited."
+    said[0] = "Every claim sourced."
+    again = build(site, memory, Options(search=False))
+    assert again.changed == ["motto.txt"] and memory.files["motto.txt"] == b"Every claim sourced."
+    assert build(site, memory, Options(search=False)).changed == []
+
+
+def test_a_field_added_to_a_story_s_job_remakes_that_story_s_pages_with_no_other_change(site: Path, monkeypatch):
+    """Inputs by value: a field added to StoryJob, which the story's view reads, and changed for one story
+    between two builds remakes that story's pages (its index.json, which writes the whole view, changes), not
+    another story's: the view is made from the job alone, and the engine takes the job's fingerprint whole."""
+    from typing import NamedTuple
+
+    import generator.engine.stories as stories
+    from generator.engine import Memory, Options, build
+    from generator.render.story_job import StoryJob
+    from generator.render.story_view import StoryView, story_view
+
+    NotedJob = NamedTuple("NotedJob", [*((name, StoryJob.__annotations__[name]) for name in StoryJob._fields),
+                                       ("note", str)])
+    NotedJob.manifests_by_id, NotedJob.images_by_src = StoryJob.manifests_by_id, StoryJob.images_by_src
+    notes = {STORY_PATH: "first"}
+
+    class WithNote(StoryView):
+        note: str
+
+    def noted(story, sections, job, config):
+        return WithNote(**dict(story_view(story, sections, job, config)), note=job.note)
+
+    monkeypatch.setattr(stories, "StoryJob", lambda *fields: NotedJob(*fields, notes.get(fields[0], "")))
+    monkeypatch.setattr(stories, "story_view", noted)
+    _edit(site, random.Random(1), 1, "add")
+    memory = Memory()
+    assert build(site, memory, Options(search=False)).ok
+    data = "stories/2026-11-21/council-funds-the-quay-street-busway/index.json"
+    assert b'"note": "first"' in memory.files[data]
+    notes[STORY_PATH] = "second"
+    changed = build(site, memory, Options(search=False)).changed
+    assert [path for path in changed if path.startswith("stories/")] == [data]
+    assert b'"note": "second"' in memory.files[data]
 
 
 def test_a_fingerprint_tells_values_apart_by_type_and_shape():

@@ -9,7 +9,7 @@ import click
 
 from ..content.findings import shown_name
 from ..content.layout import PACKAGE
-from ..engine.state import State, key_options, load_state, scan
+from ..engine.state import State, key_options, libraries, load_state, scan
 from ..engine.run import check as site_checked
 from .options import ROOT, build_now, findings_summary, print_findings, require_site
 
@@ -60,6 +60,8 @@ def _stale(root: Path, public: Path, state: State | None) -> str | None:
         return f"the last build wrote to {options.get('out', 'another folder')}, not {public.name}/"
     if options.get("drafts") == "True":
         return f"{public.name}/ holds drafts (it was built with --drafts)"
+    if options.get("libraries") != libraries():
+        return f"the libraries ledgerpress runs on were installed anew since {public.name}/ was built"
     _, inputs = scan(root, state)
     stale = state.stale(inputs, public, int(build_now().timestamp()))
     if stale is None:

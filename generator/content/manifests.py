@@ -38,6 +38,13 @@ class KnownManifest:
     def fingerprint(self) -> str:
         return self.digest
 
+    def __eq__(self, other: object) -> bool:
+        """The same file with the same bytes (each build knows it anew, as a new object)."""
+        return isinstance(other, KnownManifest) and (self.path, self.digest) == (other.path, other.digest)
+
+    def __hash__(self) -> int:
+        return hash((self.path, self.digest))
+
     @functools.cached_property
     def loaded(self) -> ManifestFile:
         found, _ = load_manifest(self.file, self.path)

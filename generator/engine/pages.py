@@ -3,18 +3,15 @@ hold already as they would be made now, and the making of the rest."""
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..content.authors import Author
 from ..content.config import SiteConfig
 from ..content.findings import Finding
-from ..content.images import ImageFile
-from ..content.models import ManifestFile, Page
 from ..output.store import OutputStore, Receipt
 from ..output.tree import folders_of
-from ..render.teaser import Teaser
 from ..render.templates import Renderer
 from ..site import LAST, PRODUCERS, Output, Site
 from .fingerprint import fingerprint, qualified_name
@@ -25,32 +22,23 @@ PER_WORKER = 64  # site outputs are quick to make: fewer than this a process are
 PAGES = "content/pages/"  # where the plain pages come from
 
 
-def site_outputs(config: SiteConfig, stories: Sequence[Teaser], manifests: Mapping[str, ManifestFile],
-                 pages: Sequence[Page], story_paths: Sequence[str], authors: Mapping[str, Author],
-                 images: Mapping[str, ImageFile], only: Collection[str] | None = None) -> list[tuple[str, Output]]:
-    """Every output the producers make, each with its producer's name; the last ones are told every other
-    output's path. `only`: just the producers of these names, none of them a last one."""
-    site = Site(config, stories, manifests, pages, authors=authors, images=images)
+def site_outputs(site: Site, only: Collection[str] | None = None) -> list[tuple[str, Output]]:
+    """Every output the producers make of the site, each with its producer's name; the last ones are told every
+    other output's path. `only`: just the producers of these names, none of them a last one."""
     if only is not None:
         return [(name, output) for produce in PRODUCERS if (name := qualified_name(produce)) in only
                 for output in produce(site)]
     outputs = [(qualified_name(produce), output) for produce in PRODUCERS for output in produce(site)]
-    site.paths = sorted({*story_paths, *(output.path for _, output in outputs)})
-    outputs.extend((qualified_name(produce), output) for produce in LAST for output in produce(site))
+    whole = dataclasses.replace(site, paths=sorted({*site.paths, *(output.path for _, output in outputs)}))
+    outputs.extend((qualified_name(produce), output) for produce in LAST for output in produce(whole))
     return outputs
 
 
-def site_fingerprint(teasers: Sequence[str], manifests: Mapping[str, ManifestFile], pages: Sequence[Page],
-                     story_paths: Sequence[str], renderer: Renderer, authors: Mapping[str, Author],
-                     images: Mapping[str, ImageFile]) -> str:
-    """All that producers read but the story outputs some of them read (every story's teaser, by its digest,
-    every manifest, page, author and image, every output path of the stories) and every template: while it
-    stays the same, an output is made again only if a story output it reads changed."""
-    manifest_digests = sorted((i, found.digest) for i, found in manifests.items())
-    return fingerprint(list(teasers), manifest_digests, list(pages), list(story_paths),
-                       renderer.digest(*renderer.templates.list_templates()),
-                       sorted((slug, author.digest) for slug, author in authors.items()),
-                       sorted((src, image.digest) for src, image in images.items()))
+def site_fingerprint(site: Site, renderer: Renderer) -> str:
+    """All that producers read but the story outputs some of them read (the Site value whole: each story by
+    its teaser's digest, each file by its bytes'), and every template: while it stays the same, an output is
+    made again only if a story output it reads changed."""
+    return fingerprint(site, renderer.digest(*renderer.templates.list_templates()))
 
 
 def collisions(outputs: Sequence[Output], taken: Mapping[str, str]) -> tuple[set[int], list[Finding]]:

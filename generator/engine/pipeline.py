@@ -21,7 +21,7 @@ from ..output.store import OutputStore
 from ..render.kinds import navigation
 from ..render.teaser import Teaser
 from ..render.templates import Renderer, template_finding
-from ..site import LAST, Output
+from ..site import LAST, Output, Site
 from ..site.search import SHARDS
 from .check import Checked, Progress, check_site, learned
 from .fingerprint import qualified_name
@@ -119,9 +119,8 @@ def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, option
     stale = stale_stories(story_list, checked.records, templates, store.holds, memo.made if memo else None)
     if stale:
         renderer.compile(STORY_TEMPLATES)
-    making = Making(str(root), config, checked.manifests, renderer, templates, store, spill, checked.spilled,
-                    checked.authors, checked.images)
-    made = make_stories(making, stale, jobs, progress)
+    making = Making(str(root), config, renderer, templates, store, spill, checked.spilled, stale)
+    made = make_stories(making, jobs, progress)
     records = dict(checked.records)
     rendered, outputs, sources = [], {}, {}  # each story's Rendered (made now or kept) by path; its outputs
     for job in story_list:
@@ -173,29 +172,27 @@ def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, render
                 result: BuildResult) -> SitePages:
     """The site's other outputs: made when what they are made from moved (LP011 findings go to `result`)."""
     config = checked.config
-    teasers = [variants.teaser_digest for _, variants in rendered]
-    site = site_fingerprint(teasers, checked.manifests, checked.pages, sorted(outputs), renderer, checked.authors,
-                            checked.images)
-    stale = _reading_moved(memo, site, outputs, store.holds)
+    site = Site(config, _teasers(rendered, memo), checked.manifests, checked.pages, tuple(sorted(outputs)),
+                checked.authors, checked.images)
+    made_from = site_fingerprint(site, renderer)
+    stale = _reading_moved(memo, made_from, outputs, store.holds)
     if stale is not None:
         producers = {memo.pages[path].producer for path in stale}
-        planned = site_outputs(config, _teasers(rendered, memo), checked.manifests, checked.pages, (),
-                               checked.authors, checked.images, only=producers) if stale else []
+        planned = site_outputs(site, only=producers) if stale else []
         made = _make_planned([found for found in planned if found[1].path in stale], config, renderer, store,
                              outputs, memo.pages, jobs, others=True)
-        return SitePages(made, site, {path: outputs.get(path, "") for path in memo.reads})
-    planned = site_outputs(config, _teasers(rendered, memo), checked.manifests, checked.pages, sorted(outputs),
-                           checked.authors, checked.images)
+        return SitePages(made, made_from, {path: outputs.get(path, "") for path in memo.reads})
+    planned = site_outputs(site)
     lost, clashes = collisions([output for _, output in planned], sources)
     severity = config.checks.get("LP011", "error")  # off or a warning: what cannot be written is left out
     if clashes and severity != "off":
         result.findings = [*result.findings, *(dataclasses.replace(f, severity=severity) for f in clashes)]
         if severity == "error":
-            return SitePages({}, site, {})
+            return SitePages({}, made_from, {})
     planned = [found for n, found in enumerate(planned) if n not in lost]
     reads = {path: outputs.get(path, "") for path in sorted({path for _, output in planned for path in output.reads})}
     made = _make_planned(planned, config, renderer, store, outputs, memo.pages if memo else {}, jobs, others=False)
-    return SitePages(made, site, reads)
+    return SitePages(made, made_from, reads)
 
 
 def _reading_moved(memo: Memo | None, site: str, outputs: Mapping[str, str],

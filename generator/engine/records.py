@@ -10,6 +10,7 @@ from ..analysis.similarity import Features
 from ..content.findings import Finding
 from ..content.images import ImageFile
 from ..content.models import StoryBrief
+from ..render.story_job import StoryJob
 
 
 @dataclass
@@ -30,21 +31,6 @@ class ImageRecord:
 
     digest: str
     image: ImageFile | str
-
-
-class StoryJob(NamedTuple):
-    """All a story's variants are made from besides site.toml and the story templates: its file and the
-    manifests of its ledger (by digest), its related stories (key, title, URL path), the checks it passed,
-    its authors' files (slug, digest) and the images it shows (src, alt, digest; the lead image first).
-    A named tuple: a build makes one for every story of the site, and compares it with the last one."""
-
-    path: str
-    digest: str
-    manifests: tuple[tuple[str, str], ...]
-    related: tuple[tuple[str, str, str], ...]
-    passed: tuple[str, ...]
-    authors: tuple[tuple[str, str], ...] = ()
-    images: tuple[tuple[str, str, str], ...] = ()
 
 
 Made = tuple[StoryJob, str, str]  # a story's job, the story templates' digest, the fingerprint of the two

@@ -4,9 +4,12 @@ orjson only: the command checks this before it imports the rest of the generator
 
 from __future__ import annotations
 
+import functools
 import json
 import os
+import re
 import stat
+import sys
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -25,13 +28,17 @@ FORMAT = "ledgerpress-build-state-4"
 # A file changed this little before a build scanned it can change again within its timestamp's resolution
 # without its stat showing it: the next build reads it again rather than trusting the stat (git's "racy" rule).
 RACY_NS = 2_000_000_000
+DISTRIBUTION = "ledgerpress"  # the package as installed, whose requirements name the libraries it runs on
+REQUIRES = "Requires-Dist: "
 
 Scanned = list  # what a scan knows of an input file: [mtime_ns, size, inode, digest]
 
 
 def options_key(version: str, **options: object) -> str:
-    """Everything besides input files that shapes the output: the generator's version and the build options."""
-    return json.dumps({"version": version, **{k: str(v) for k, v in sorted(options.items())}}, sort_keys=True)
+    """Everything besides input files that shapes the output: the generator's version, the libraries it runs on
+    (the templates' engine, the Markdown parser, the models' JSON, the images' encoder...) and the options."""
+    return json.dumps({"version": version, "libraries": libraries(), **{k: str(v) for k, v in sorted(options.items())}},
+                      sort_keys=True)
 
 
 def key_options(key: str) -> dict[str, str]:
@@ -236,5 +243,37 @@ def code_digest(inputs: dict[str, Scanned]) -> str:
 
 def memo_key(inputs: dict[str, Scanned], digests: Mapping[str, str], options: str) -> str:
     """What a memo is good for: the generator's code, site.toml (which every record depends on) and the options
-    of the command that made it. A memo under another key is not used."""
+    of the command that made it (with the libraries it ran on). A memo under another key is not used."""
     return key_of(code_digest(inputs), digests.get("content/site.toml", ""), options)
+
+
+@functools.cache
+def libraries() -> str:
+    """The name and version of every library the generator requires (the Requires-Dist lines of its installed
+    package's metadata: a new requirement counts with no other change), as this process found them installed;
+    what one process runs on does not change while it runs. Each version is read from the name of its
+    distribution's metadata folder (NAME-VERSION.dist-info), one listing of each folder of sys.path for all."""
+    installed: dict[str, tuple[str, str]] = {}  # normalized name -> (version, its metadata folder)
+    for folder in sys.path:
+        try:
+            entries = os.listdir(folder or ".")
+        except OSError:
+            continue
+        for entry in entries:
+            named = entry.removesuffix(".dist-info")
+            if named != entry and named.count("-") == 1:
+                name, version = named.split("-")
+                installed.setdefault(_normalized(name), (version, os.path.join(folder, entry)))
+    own = installed.get(_normalized(DISTRIBUTION))
+    try:
+        with open(os.path.join(own[1], "METADATA"), encoding="utf-8") as metadata:
+            required = [line[len(REQUIRES):] for line in metadata if line.startswith(REQUIRES)]
+    except (TypeError, OSError):  # run from a folder, not installed: the code's digest must do
+        return ""
+    names = {_normalized(re.split(r"[\s;<>=!~\[(]", requirement.strip(), maxsplit=1)[0]) for requirement in required
+             if "extra ==" not in requirement}  # (the test tools)
+    return "\n".join(f"{name}=={installed[name][0] if name in installed else 'missing'}" for name in sorted(names))
+
+
+def _normalized(name: str) -> str:
+    return re.sub(r"[-_.]+", "_", name).lower()

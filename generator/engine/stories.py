@@ -10,14 +10,12 @@ from dataclasses import dataclass
 import orjson
 
 from ..analysis.related import RelatedIndex, related_all
-from ..content.authors import Author
 from ..content.config import SiteConfig
-from ..content.images import ImageFile
 from ..content.layout import file_digest
-from ..content.models import ManifestFile
 from ..output.store import OutputStore, Receipt
 from ..render.kinds import story_keys
-from ..render.story_view import related_views, story_view
+from ..render.story_job import StoryJob
+from ..render.story_view import story_view
 from ..render.teaser import teaser_data
 from ..render.templates import Renderer
 from ..site.search import indexed_part
@@ -26,7 +24,7 @@ from .fingerprint import fingerprint
 from .memo import Memo, take
 from .pool import run_all
 from .read import Reading, Spill, Spilled, sections_again, spilled_story
-from .records import Made, Rendered, StoryJob, StoryRecord
+from .records import Made, Rendered, StoryRecord
 
 STORY_TEMPLATES = tuple(f"story.{suffix}" for suffix in Renderer.STORY_VARIANTS)
 RELATED_PER_WORKER = 500  # scoring one story is quick: for fewer a process, starting the process costs more
@@ -70,45 +68,44 @@ def story_jobs(checked: Checked, related: Mapping[str, list[str]]) -> list[Story
         if story.key not in link:
             link[story.key] = (story.key, story.title, story.url_path)
     found = []
+    manifests, authors, images = checked.manifests, checked.authors, checked.images
     for story in ordered:
         record = checked.records[story.path]
         keys = story.related if story.related is not None else related.get(story.key, [])
-        links = tuple(link[key] for key in keys if key in link)
-        authors = tuple((slug, checked.authors[slug].digest) for slug in story.authors
-                        if slug in checked.authors) if story.authors else ()
-        images = tuple((use.src, use.alt, checked.images[use.src].digest) for use in story.images
-                       if use.src in checked.images) if story.images else ()
-        found.append(StoryJob(story.path, record.digest, tuple(record.refs.items()), links,
-                             tuple(checked.report.passed.get(story.path, ())), authors, images))
+        found.append(StoryJob(
+            story.path, record.digest, tuple(manifests[i] for i in record.refs if i in manifests),
+            tuple(link[key] for key in keys if key in link), tuple(checked.report.passed.get(story.path, ())),
+            tuple(authors[slug] for slug in story.authors if slug in authors),
+            tuple((images[use.src], use.alt) for use in story.images if use.src in images)))
     return found
 
 
 @dataclass(frozen=True)
 class Making:
-    """What making a story's variants needs besides its job (forked workers inherit it)."""
+    """What making the variants of these stories (`jobs`) needs besides each job: forked workers inherit it,
+    and are sent only each job's position."""
 
     root: str
     config: SiteConfig
-    manifests: Mapping[str, ManifestFile]
     renderer: Renderer
     templates: str
     store: OutputStore
     spill: Spill
     spilled: Mapping[str, Spilled]
-    authors: Mapping[str, Author]
-    images: Mapping[str, ImageFile]
+    jobs: Sequence[StoryJob] = ()
 
 
-def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
-    """One story's view and three variants, put in the store; its teaser for the pages that list it."""
+def make_story(making: Making, position: int) -> tuple[list[Receipt], Rendered]:
+    """One story's view and three variants, put in the store; its teaser for the pages that list it. Made from
+    its file and its job alone."""
+    job = making.jobs[position]
     spilled = making.spilled.get(job.path)
     if spilled is not None:
         story, sections = spilled_story(making.spill, spilled, job.path)
     else:  # the memo held the story unchanged, but its variants must be made again
-        story, sections = sections_again(Reading(making.root, making.config, making.manifests, None, making.images),
-                                         job.path, job.digest)
-    view = story_view(story, sections, making.manifests, making.config, related_views(job.related, making.config),
-                      list(job.passed), making.authors, making.images, [(src, alt) for src, alt, _ in job.images])
+        reading = Reading(making.root, making.config, job.manifests_by_id(), None, job.images_by_src())
+        story, sections = sections_again(reading, job.path, job.digest)
+    view = story_view(story, sections, job, making.config)
     variants = {suffix: making.renderer.render(f"story.{suffix}", story=view).encode("utf-8")
                 for suffix in Renderer.STORY_VARIANTS}
     receipts = [making.store.put(f"stories/{story.key}/index.{suffix}", data) for suffix, data in variants.items()]
@@ -135,11 +132,12 @@ def stale_stories(story_list: list[StoryJob], records: Mapping[str, StoryRecord]
     return stale
 
 
-def make_stories(making: Making, todo: list[StoryJob], workers: int,
-                 progress: Progress | None = None) -> dict[str, Rendered]:
-    """Make the variants of the stories of these jobs (`todo`) on `workers` cores; each story's Rendered by path."""
+def make_stories(making: Making, workers: int, progress: Progress | None = None) -> dict[str, Rendered]:
+    """Make the variants of the stories of the making's jobs on `workers` cores; each story's Rendered by path."""
     made = {}
-    for done, (job, (receipts, rendered)) in enumerate(zip(todo, run_all(make_story, making, todo, workers)), 1):
+    todo = making.jobs
+    for done, (job, (receipts, rendered)) in enumerate(zip(todo, run_all(make_story, making, range(len(todo)),
+                                                                         workers)), 1):
         for receipt in receipts:
             making.store.receive(receipt)
         made[job.path] = rendered

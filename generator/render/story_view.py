@@ -9,11 +9,10 @@ from pydantic import ConfigDict, Field
 from ..checks import RULES
 from ..checks.alignment import front_alignment, place_rows
 from ..checks.waivers import reasons
-from ..content.authors import Author
 from ..content.config import SiteConfig
 from ..content.findings import counted
 from ..content.images import ImageFile
-from ..content.models import ManifestFile, Story
+from ..content.models import Story
 from .authors import AuthorView, author_views, byline
 from .corrections import CorrectionView, correction_views, last_changed
 from .dates import iso_z, local_day, shown_time
@@ -21,6 +20,7 @@ from .images import ImageView, image_view
 from .kinds import KINDS
 from .ledger import ClaimView, LedgerRow, Verify, ledger_rows, verify_view
 from .sections import SectionView, SentenceView, sentence_views
+from .story_job import StoryJob
 from .view import View
 
 __all__ = ["ClaimView", "LedgerRow", "Verify", "View", "iso_z", "ledger_rows"]  # (others import them from here)
@@ -202,14 +202,14 @@ def checks_line(passed: list[str], waivers: list[Waiver] = ()) -> str:
     return line
 
 
-def story_view(story: Story, sections: list[SectionView], manifests: dict[str, ManifestFile], config: SiteConfig,
-               related: list[RelatedView], passed: list[str], authors: Mapping[str, Author] | None = None,
-               images: Mapping[str, ImageFile] | None = None, shown: Iterable[tuple[str, str]] = ()) -> StoryView:
-    """Every derived field of one story, computed once for all three variants. `authors` and `images`: the
-    site's, by slug and by src; `shown`: (src, alt) of each image in the body."""
+def story_view(story: Story, sections: list[SectionView], job: StoryJob, config: SiteConfig) -> StoryView:
+    """Every derived field of one story, computed once for all three variants, from its file (`story`, its
+    body rendered as `sections`), what its job resolved, and site.toml."""
     meta = story.meta
     url = config.url(story.url_path)
+    manifests = job.manifests_by_id()
     ledger = ledger_rows(story, manifests, config)
+    passed = list(job.passed)
     updated, last_updated = last_changed(story)
     # (a key site.toml does not declare is shown as written: LP010 must have been turned off)
     trust = Term(slug=meta.trust, name=config.trust.get(meta.trust, meta.trust))
@@ -220,8 +220,8 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
     ids = [row.manifest_id for row in ledger]
     card = meta.decision_card
     waivers = [Waiver(code=code, rule=rule, reason=reason) for code, rule, reason in reasons(meta.waive)]
-    writers = author_views(meta.authors, authors or {}, config)
-    lead, pictures = _images(story, images or {}, shown, config)
+    writers = author_views(meta.authors, {author.slug: author for author in job.authors}, config)
+    lead, pictures = _images(story, job.images_by_src(), [(image.src, alt) for image, alt in job.images], config)
     front = front_alignment(story, manifests, [section.title for section in sections if section.title])
     facts = [place for place in front if place.kind == "key fact"]
     return StoryView(
@@ -240,7 +240,7 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
                    for place in front if place.kind != "key fact"],
         sections=sections, unresolved=list(meta.unresolved),
         decision_card=DecisionCardView(**card.model_dump()) if card else None,
-        ledger=ledger, verify=verify_view(config, ids), related=related,
+        ledger=ledger, verify=verify_view(config, ids), related=related_views(job.related, config),
         links=Links(html=url, json=url + "index.json", markdown=url + "index.md"),
         checks=passed, waivers=waivers, checks_line=checks_line(passed, waivers),
         reuse=Reuse(version=config.reuse.version, text=config.reuse.text, credit=config.reuse.credit,

@@ -43,11 +43,12 @@ class Output:
     reads: tuple[str, ...] = ()
 
 
-@dataclass
+@dataclass(frozen=True)
 class Site:
-    """What producers read: the site's stories (by path), manifests, plain pages, authors (by slug) and images
-    (by src); `paths`, for the producers that run last (sitemaps), is every output the others made, story
-    variants included."""
+    """All that producers read: site.toml, the site's stories (as teasers, by path), manifests (by id), plain
+    pages, authors (by slug) and images (by src), and `paths`: the story variants' outputs, and for the
+    producers that run last (sitemaps) every output the others made too. The engine takes the fingerprint of
+    this value whole: a field added here is counted with no other change."""
 
     config: SiteConfig
     stories: Sequence[Teaser]
