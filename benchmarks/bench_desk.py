@@ -15,7 +15,9 @@ import time
 from pathlib import Path
 
 from generator.desk.recheck import SiteChecks
+from generator.engine import Options
 from generator.engine.check import check_site
+from generator.engine.inputs import Run
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from corpus import write_corpus  # noqa: E402
@@ -38,7 +40,7 @@ def main() -> None:
             checks.check(False, {shown: text + f"\nAn edit, {edit}.\n".encode()})
             print(f"{'first' if edit == 0 else 'warm'} check_story: {time.perf_counter() - started:.3f} s")
         started = time.perf_counter()
-        check_site(root, drafts=False, texts={shown: text})
+        check_site(Run(root, texts={shown: text}))
         print(f"check_site from scratch: {time.perf_counter() - started:.3f} s")
 
 

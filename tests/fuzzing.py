@@ -75,6 +75,7 @@ def check_and_build(files: dict[str, str | bytes | None]) -> None:
     command line prints it (text and JSON), every output encoded. Raises only on a bug."""
     from generator.engine import Memory, Options, build
     from generator.engine.check import check_site
+    from generator.engine.inputs import Run
 
     root = Path(tempfile.mkdtemp(prefix="fuzz-site-"))
     try:
@@ -85,7 +86,7 @@ def check_and_build(files: dict[str, str | bytes | None]) -> None:
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
-        for finding in check_site(root, jobs=1).findings:  # what `check` prints, as text and as JSON
+        for finding in check_site(Run(root, Options(drafts=True, jobs=1))).findings:  # what `check` prints, as text and as JSON
             str(finding).encode("utf-8")
             json.dumps(finding.as_dict(), ensure_ascii=False).encode("utf-8")
         memory = Memory()

@@ -23,7 +23,9 @@ from generator.desk.checking import MAX_TEXT
 from generator.desk.errors import DeskError
 from generator.desk.site import Desk
 from generator.desk.tools import TOOLS
+from generator.engine import Options
 from generator.engine.check import check_site
+from generator.engine.inputs import Run
 from tests.commands import ledgerpress
 from tests.conftest import MANIFEST_A, SITE_TOML, STORY, STORY_PATH, add_uncited_line, base_files, demo_copy, write_tree
 from tests.desk_agent import Agent, stdio_agent
@@ -132,7 +134,7 @@ def test_the_desk_checks_again_what_changed_and_still_finds_what_check_finds(tmp
             write_tree(site, edit)
             files.update(edit)
             saved = write_tree(tmp_path / f"saved-{step}", {**files, MISTAKES_PATH: MISTAKES})
-            expected = [f.as_dict() for f in check_site(saved, drafts=False).findings if f.path == MISTAKES_PATH]
+            expected = [f.as_dict() for f in check_site(Run(saved)).findings if f.path == MISTAKES_PATH]
             found = desk.call("check_story", text=MISTAKES, path=MISTAKES_PATH)["findings"]
             assert _as_check_prints(found) == expected, step
             seen.append([(f["code"], f["severity"]) for f in found])
@@ -152,7 +154,7 @@ def test_the_desk_s_first_check_starts_from_the_last_ledgerpress_check(tmp_path:
     saved = tmp_path / "saved"
     shutil.copytree(root / "content", saved / "content")
     write_tree(saved, {MISTAKES_PATH: MISTAKES})
-    assert found == check_site(saved, drafts=False).findings
+    assert found == check_site(Run(saved)).findings
 
 
 def test_checks_with_and_without_drafts_in_turn_each_read_only_what_changed(tmp_path: Path, stories_read: list[str]):

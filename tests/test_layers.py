@@ -63,3 +63,20 @@ def test_the_command_line_imports_nothing_heavy_before_a_command_needs_it():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                           cwd=PACKAGE.parent)
     assert done.stdout.strip() == "[]", done.stdout
+
+
+def test_no_function_takes_more_than_six_parameters_without_a_reason_beside_it():
+    """Inputs travel as values (Run, SiteInputs, a StoryJob): a function of more parameters says why, in a
+    comment on its signature or first lines (a click command's options, a tool's input schema)."""
+    wide = []
+    for path in PACKAGE.rglob("*.py"):
+        lines = path.read_text(encoding="utf-8").splitlines()
+        for node in ast.walk(ast.parse("\n".join(lines))):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                given = node.args
+                names = [a.arg for a in (*given.posonlyargs, *given.args, *given.kwonlyargs)]
+                count = len(names) + bool(given.vararg) + bool(given.kwarg) - (names[:1] in (["self"], ["cls"]))
+                said = "\n".join(lines[node.lineno - 1:node.body[0].lineno + 3])
+                if count > 6 and "# (" not in said:
+                    wide.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} ({count} parameters)")
+    assert wide == []

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from generator.content.new_story import skeleton, title_slug
+from generator.content.new_story import StoryAsked, skeleton, title_slug
 from generator.content.models import FrontMatter
 from tests.commands import ledgerpress
 from tests.conftest import base_files, write_tree
@@ -115,8 +115,8 @@ def test_the_skeleton_is_yaml_that_keeps_any_title():
     import yaml
 
     title = 'He said: "no" # not a comment \\ \u2028 end'
-    text = skeleton(title, "x", dt.datetime(2026, 11, 20, 9, tzinfo=dt.timezone.utc), "city", "policy", "reported",
-                    True)
+    text = skeleton(StoryAsked(title, "city", "policy", "reported", slug="x"),
+                    dt.datetime(2026, 11, 20, 9, tzinfo=dt.timezone.utc))
     front = yaml.safe_load(text.split("---")[1])
     assert front["title"] == title and front["draft"] is True and front["slug"] == "x"
     assert front["published"] == dt.datetime(2026, 11, 20, 9, tzinfo=dt.timezone.utc)

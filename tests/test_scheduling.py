@@ -111,10 +111,12 @@ def test_check_counts_scheduled_stories_and_checks_them(site: Path):
 
 
 def test_the_demo_holds_a_story_scheduled_after_its_last_edition():
+    from generator.engine import Options
     from generator.engine.check import check_site
+    from generator.engine.inputs import Run
 
-    checked = check_site(Path(__file__).resolve().parent.parent, drafts=False,
-                         now=dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc))
+    checked = check_site(Run(Path(__file__).resolve().parent.parent,
+                             Options(now=dt.datetime(2026, 12, 1, tzinfo=dt.timezone.utc))))
     assert checked.findings == [] and len(checked.scheduled) == 1
     assert max(story.published for story in checked.stories) < checked.scheduled[0].published
 

@@ -18,7 +18,9 @@ from pathlib import Path
 
 import pytest
 
+from generator.engine import Options
 from generator.engine.check import check_site
+from generator.engine.inputs import Run
 from generator.output.media import content_type
 from generator.serve import Preview
 from generator.serve.http import site_key
@@ -285,7 +287,7 @@ def test_a_broken_story_shows_its_findings_over_the_last_good_build_then_recover
         good = (site / STORY_PATH).read_text()
         (site / STORY_PATH).write_text(good.replace("title: ", '"<i>oops</i>": "x"\ntitle: ', 1).replace(
             "the transit agency says. [cites: 1000000000000000002]", "the transit agency says."))
-        expected = [str(f) for f in check_site(site, drafts=False).findings if f.severity == "error"]
+        expected = [str(f) for f in check_site(Run(site)).findings if f.severity == "error"]
         assert any("LP003" in line for line in expected) and any("LP030" in line for line in expected)
         events.next_reload()
         status, _, page = request(preview, STORY_URL)

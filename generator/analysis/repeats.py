@@ -5,10 +5,9 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from collections.abc import Callable, Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from ..content.models import StoryBrief
 from .minhash import CandidateIndex
 from .instants import EPOCH, instant
 from .similarity import Features, features, jaccard, shingles
@@ -110,15 +109,21 @@ def repeats(items: Sequence[Dated], threshold: float, window: dt.timedelta,
     return result
 
 
-def site_repeats(stories: Sequence[StoryBrief], known: Mapping[str, Features], read: Callable[[str], str],
-                 digests: Mapping[str, str], threshold: float, window: dt.timedelta, index: RepeatIndex | None = None,
-                 changed: Collection[str] = (), scores: dict[tuple[str, str], float] | None = None,
-                 ) -> tuple[list[Repeat], RepeatIndex]:
-    """The repeated stories of a site, and its index: `index` (the last build's, restored) updated in place when
-    only texts changed (the stories `changed`), else a new one. `read(path)`: a story's body, for the few pairs
-    scored exactly; `digests`: each file's, under which exact scores are remembered in `scores`."""
-    bodies = [Dated(story.path, story.published, functools.partial(read, story.path), digests.get(story.path, ""))
-              for story in stories]
-    if index is None or index.threshold != threshold or not index.update(bodies, known, changed):
+@dataclass
+class Earlier:
+    """What an earlier run of LP040 leaves the next: its index (restored), the exact scores by the pair's marks
+    (read and added to), and which stories' texts changed since (by key)."""
+
+    index: RepeatIndex | None = None
+    scores: dict[tuple[str, str], float] = field(default_factory=dict)
+    changed: Collection[str] = ()
+
+
+def site_repeats(bodies: Sequence[Dated], known: Mapping[str, Features], threshold: float, window: dt.timedelta,
+                 earlier: Earlier) -> tuple[list[Repeat], RepeatIndex]:
+    """The repeated stories of a site, and its index: the earlier one updated in place when only texts changed,
+    else a new one."""
+    index = earlier.index
+    if index is None or index.threshold != threshold or not index.update(bodies, known, earlier.changed):
         index = RepeatIndex(bodies, threshold, known)
-    return repeats(bodies, threshold, window, known, scores, index), index
+    return repeats(bodies, threshold, window, known, earlier.scores, index), index

@@ -27,7 +27,7 @@ from .options import ROOT, build_now, findings_summary, print_findings, require_
                    "else the clock).")
 @click.option("--force", is_flag=True, help="Read and render everything again, ignoring .ledgerpress-cache/.")
 def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url: str | None, no_search: bool,
-          now_given: str | None, force: bool) -> None:
+          now_given: str | None, force: bool) -> None:  # (click passes each option as a parameter)
     """Check every story, then write the site into public/ (or nothing, if an error remains). Only what
     changed since the last build is read and rendered again (--force: everything)."""
     require_site(root)

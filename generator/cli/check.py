@@ -17,7 +17,7 @@ from .options import ROOT, build_now, detail, print_findings, say, verbosity
 
 if TYPE_CHECKING:
     from ..content.findings import Finding
-    from ..engine.check import Checked
+    from ..engine.inputs import SiteInputs
 
 
 @click.command()
@@ -90,7 +90,7 @@ def _explain(root: Path, place: str, findings: list[Finding]) -> int:
     return 1 if any(f.severity == "error" for f in here) else 0
 
 
-def _summary(checked: Checked, findings: list[Finding], drafts: int) -> str:
+def _summary(checked: SiteInputs, findings: list[Finding], drafts: int) -> str:
     """'0 errors, 1 warning; 16 stories (1 draft, 1 scheduled), 24 manifests, 2 pages checked': what was looked at."""
     errors = sum(f.severity == "error" for f in findings)
     aside = [counted(drafts, "draft")] * bool(drafts) + [f"{len(checked.scheduled)} scheduled"] * bool(checked.scheduled)
@@ -100,7 +100,7 @@ def _summary(checked: Checked, findings: list[Finding], drafts: int) -> str:
             f"{counted(len(checked.pages), 'page')} checked")
 
 
-def _hints(root: Path, checked: Checked, findings: list[Finding]) -> list[str]:
+def _hints(root: Path, checked: SiteInputs, findings: list[Finding]) -> list[str]:
     """What to do next, when the findings say it plainly: start a site, or pull the missing manifests."""
     config = checked.config
     if config is None and not (root / "content" / "site.toml").exists():
@@ -111,7 +111,7 @@ def _hints(root: Path, checked: Checked, findings: list[Finding]) -> list[str]:
     return []
 
 
-def retraction_lines(checked: Checked) -> list[str]:
+def retraction_lines(checked: SiteInputs) -> list[str]:
     """Each retracted manifest (or claim) and the stories that cite it, corrected or not (LP026)."""
     from ..checks.retractions import affected
 

@@ -36,7 +36,7 @@ def manifest_group() -> None:
 @ROOT
 @verbosity
 def new_manifest(title: str, source_url: str, source_name: str | None, published: str | None, brief: str | None,
-                 claims: tuple[str, ...], root: Path) -> None:
+                 claims: tuple[str, ...], root: Path) -> None:  # (click passes each option as a parameter)
     """Write content/manifests/<fresh id>.json and print its path."""
     from ..content.manifest_store import checked_text, manifest_text, mint_id, write_new
 

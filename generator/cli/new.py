@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from ..content.new_story import StoryRefused, plan_story, write_story
+from ..content.new_story import StoryAsked, StoryRefused, plan_story, write_story
 from .options import ROOT, detail, say, site_config, verbosity, writing_files
 
 
@@ -25,11 +25,11 @@ from .options import ROOT, detail, say, site_config, verbosity, writing_files
 @ROOT
 @verbosity
 def new(title: str, newsroom: str, beat: str, trust: str | None, draft: bool, date: str | None, slug: str | None,
-        authors: tuple[str, ...], root: Path) -> None:
+        authors: tuple[str, ...], root: Path) -> None:  # (click passes each option as a parameter)
     """Start a story: writes content/stories/<date>/<slug>.md and prints its path."""
     config = site_config(root)
     try:
-        story = plan_story(root, config, title, newsroom, beat, trust, draft, date, slug, authors)
+        story = plan_story(root, config, StoryAsked(title, newsroom, beat, trust, draft, date, slug, authors))
     except StoryRefused as err:
         hint = "TITLE" if err.given == "title" else f"--{err.given}"
         raise click.BadParameter(err.message + (f": give --{err.instead}" if err.instead else ""),

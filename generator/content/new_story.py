@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 import os
@@ -33,6 +34,20 @@ class StoryRefused(ValueError):
 
 
 @dataclass(frozen=True)
+class StoryAsked:
+    """What a new story is given: by `ledgerpress new`'s argument and options, or the desk's draft_story."""
+
+    title: str
+    newsroom: str
+    beat: str
+    trust: str | None = None      # default: the first of site.toml's [trust]
+    draft: bool = True
+    date: str | None = None       # ISO 8601 (default: now)
+    slug: str | None = None       # default: from the title
+    authors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class NewStory:
     """A story ready to be written: where, and its text."""
 
@@ -44,22 +59,20 @@ class NewStory:
     text: str
 
 
-def plan_story(root: Path, config: SiteConfig, title: str, newsroom: str, beat: str, trust: str | None = None,
-               draft: bool = True, date: str | None = None, slug: str | None = None, authors: tuple[str, ...] = (),
-               now: dt.datetime | None = None) -> NewStory:
+def plan_story(root: Path, config: SiteConfig, asked: StoryAsked, now: dt.datetime | None = None) -> NewStory:
     """Check every value a new story is given and make its text; raises StoryRefused, writes nothing."""
-    title = clean_title(title)
-    check_keys(config, newsroom=newsroom, beat=beat, trust=trust)
-    slug = story_slug(slug, title)
-    check_authors(root, authors)
+    title = clean_title(asked.title)
+    check_keys(config, newsroom=asked.newsroom, beat=asked.beat, trust=asked.trust)
+    slug = story_slug(asked.slug, title)
+    check_authors(root, asked.authors)
     now = now or dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
-    published = published_at(date, now)
+    published = published_at(asked.date, now)
     try:
         shown = story_file(published, slug)
     except ValueError as err:
         raise StoryRefused("date", str(err)) from None
-    text = skeleton(title, slug, published, newsroom, beat, trust or next(iter(config.trust)), draft, authors)
-    return NewStory(root / shown, shown, slug, published, draft, text)
+    placed = dataclasses.replace(asked, title=title, slug=slug, trust=asked.trust or next(iter(config.trust)))
+    return NewStory(root / shown, shown, slug, published, asked.draft, skeleton(placed, published))
 
 
 def write_story(story: NewStory) -> None:
@@ -132,17 +145,17 @@ def yaml_string(text: str) -> str:
     return quoted.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029").replace("\x85", "\\x85")
 
 
-def skeleton(title: str, slug: str, published: dt.datetime, newsroom: str, beat: str, trust: str, draft: bool,
-             authors: tuple[str, ...] = ()) -> str:
-    """The new story's text: every required field, its slug pinned, and placeholders that `check` reports."""
-    lines = ["---", f"title: {yaml_string(title)}",
-             f"slug: {slug}  # pinned: the URL stays when the title changes",
+def skeleton(story: StoryAsked, published: dt.datetime) -> str:
+    """The new story's text (its values checked, its slug and trust level chosen): every required field, its
+    slug pinned, and placeholders that `check` reports."""
+    lines = ["---", f"title: {yaml_string(story.title)}",
+             f"slug: {story.slug}  # pinned: the URL stays when the title changes",
              'description: ""  # required: one or two sentences that say what happened',
              f"published: {published.isoformat().replace('+00:00', 'Z')}",
-             f"newsroom: {newsroom}", f"beat: {beat}", f"trust: {trust}"]
-    if authors:
-        lines.append(f"authors: {json.dumps(list(authors))}")
-    if draft:
+             f"newsroom: {story.newsroom}", f"beat: {story.beat}", f"trust: {story.trust}"]
+    if story.authors:
+        lines.append(f"authors: {json.dumps(list(story.authors))}")
+    if story.draft:
         lines.append("draft: true  # checked, but built only with --drafts: delete this line to publish")
     lines += ["ledger:  # the manifests this story rests on, and the claims it uses from each",
               f"  - manifest: {json.dumps(MANIFEST_PLACEHOLDER)}",

@@ -97,7 +97,7 @@ def _scan(loader: Any) -> None:
 
 
 def _record(node: yaml.Node, loc: Loc, source: SourceMap, offset: int, findings: list[Finding], depth: int,
-            seen: set[int] | None) -> None:
+            seen: set[int] | None) -> None:  # (a walk down the tree: where it is, and what it fills, at each call)
     """Fill the source map for node and its children; a key given twice is LP001. A node met twice (the
     composer shares the node an alias names; `seen` is kept when the text has a '*') or nested past
     MAX_NESTING refuses the document."""

@@ -97,7 +97,7 @@ def split_front_matter(text: str) -> tuple[str, int, str, int] | None:
 
 
 def readable(folder: str, shown: str, suffix: str, inside: str, code: str, dirs: bool = False,
-             refused: list[Finding] | None = None) -> list[str]:
+             refused: list[Finding] | None = None) -> list[str]:  # (one listing, every term of it named by its caller)
     """The sorted names of the entries of folder ending in suffix (hidden ones left out) that may be read:
     regular files (or folders, `dirs`), or symbolic links to one inside the folder `inside` (a real path).
     Each other entry ending in suffix (a FIFO, a device, a link leading elsewhere, a name that is not UTF-8

@@ -38,12 +38,24 @@ def shelf(checks: SiteChecks) -> Shelf:
     return Shelf(checked.config, checked.manifests, briefs, problems)
 
 
-def list_manifests(checks: SiteChecks, text: str = "", newsroom: str | None = None, published_after: str | None = None,
-                   published_before: str | None = None, cursor: str | None = None, limit: int = 20) -> ManifestPage:
+@dataclass(frozen=True)
+class ManifestQuery:
+    """Which manifests an agent asks for: words they must all hold (any case), the newsroom whose stories cite
+    them, and when they were published (ISO 8601; a date alone, the whole day)."""
+
+    text: str = ""
+    newsroom: str | None = None
+    published_after: str | None = None
+    published_before: str | None = None
+
+
+def list_manifests(checks: SiteChecks, query: ManifestQuery, cursor: str | None = None,
+                   limit: int = 20) -> ManifestPage:
     """One page of the manifests that match, newest first."""
     start = _offset(cursor)
-    after = _moment(published_after, "published_after", end=False)
-    before = _moment(published_before, "published_before", end=True)
+    after = _moment(query.published_after, "published_after", end=False)
+    before = _moment(query.published_before, "published_before", end=True)
+    text, newsroom = query.text, query.newsroom
     site = shelf(checks)
     if newsroom is not None and newsroom not in site.config.newsrooms:
         raise DeskError("unknown_newsroom", f"'{newsroom}' is not one of {', '.join(sorted(site.config.newsrooms))} "

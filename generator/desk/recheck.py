@@ -6,7 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..engine.check import Checked, check_key, check_site, learned
+from ..engine.check import check_key, check_site, learned
+from ..engine.inputs import Prior, Run, SiteInputs
+from ..engine.options import Options
 from ..engine.memo import Memo, load_memo
 from ..engine.state import State, content_digests, scan, settle
 
@@ -20,7 +22,7 @@ class SiteChecks:
         self._state: State | None = None
         self._memos: dict[bool, Memo] = {}  # by drafts: LP040's index differs with drafts among the stories or not
 
-    def check(self, drafts: bool, texts: Mapping[str, bytes]) -> Checked:
+    def check(self, drafts: bool, texts: Mapping[str, bytes]) -> SiteInputs:
         """Every finding of the site with these story texts in place of their files, as `check` (drafts: as
         `build --drafts`) would give them."""
         started, inputs = scan(self.root, self._state)
@@ -29,8 +31,9 @@ class SiteChecks:
         memo = self._memos.pop(drafts, None)  # the check takes its indexes over: one that fails starts afresh
         if memo is None or memo.key != key:  # the last `ledgerpress check`'s, if any and still good
             memo = load_memo(self.root, options, key)
-        checked = check_site(self.root, drafts=drafts, memo=memo, digests=digests, texts=texts)
+        checked = check_site(Run(self.root, Options(drafts=drafts, jobs=1), Prior(memo, digests), texts))
         if checked.config is not None:
             self._state = State(started_ns=started, inputs=settle(inputs))
-            self._memos[drafts] = learned(checked, checked.records, key, options, None)  # (kept here, never saved)
+            # (kept here, never saved: it holds none of the memo's files)
+            self._memos[drafts] = learned(checked, checked.records, Prior(None, {}, (key, options)))
         return checked

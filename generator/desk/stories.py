@@ -4,12 +4,13 @@ never writes a published story, nor publishes one."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import tempfile
 from pathlib import Path
 
 from ..content.layout import file_digest
-from ..content.new_story import StoryRefused, plan_story, write_story
+from ..content.new_story import StoryAsked, StoryRefused, plan_story, write_story
 from ..content.source import front_matter, read_bounded
 from .checking import MAX_TEXT, check_bytes, story_bytes
 from .errors import DeskError
@@ -27,12 +28,11 @@ def read_story(desk: Desk, shown: str) -> StoryText:
                      url_path=f"/stories/{day}/{name.removesuffix('.md')}/", text=data.decode("utf-8", "replace"))
 
 
-def draft_story(desk: Desk, title: str, newsroom: str, beat: str, trust: str | None = None, date: str | None = None,
-                slug: str | None = None, authors: tuple[str, ...] = ()) -> Written:
+def draft_story(desk: Desk, asked: StoryAsked) -> Written:
     """A new draft, as `ledgerpress new` writes it, with its findings (each placeholder is one to replace)."""
     desk.may_write("draft_story")
     try:
-        story = plan_story(desk.root, desk.config(), title, newsroom, beat, trust, True, date, slug, authors)
+        story = plan_story(desk.root, desk.config(), dataclasses.replace(asked, draft=True))
     except StoryRefused as err:
         instead = f": give `{err.instead}`" if err.instead else ""
         raise DeskError("refused", f"`{err.given}`: {err.message}{instead}", field=err.given) from None

@@ -15,13 +15,14 @@ from pydantic import BaseModel, Field, create_model
 
 from .calls import guarded
 from .checking import check_text
-from .manifests import MAX_LIMIT, get_manifest, list_manifests
+from .manifests import MAX_LIMIT, ManifestQuery, get_manifest, list_manifests
 from .paths import SHAPE
 from .preview import build, preview_url
 from .rules import explain_rule
 from .schemas import BuildOut, CheckResult, ManifestDetail, ManifestPage, PreviewOut, RuleOut, StoryText, Written
 from .site import Desk
 from .stories import draft_story, read_story, update_story
+from ..content.new_story import StoryAsked
 
 StoryPath = Annotated[str, Field(description=f"The story file: {SHAPE}.", max_length=200)]
 Hash = Annotated[str, Field(description="The `content_hash` the story had when you read it.", max_length=100)]
@@ -46,7 +47,8 @@ def list_manifests_tool(
         cursor: Annotated[str | None, Field(description="`next_cursor` of the page before.")] = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT, description="Manifests a page.")] = 20) -> ManifestPage:
     """Find the site's manifests (source records), newest first, one page at a time."""
-    return list_manifests(desk.checks, text, newsroom, published_after, published_before, cursor, limit)
+    # (each parameter is a field of the tool's input schema, which the SDK makes from this signature)
+    return list_manifests(desk.checks, ManifestQuery(text, newsroom, published_after, published_before), cursor, limit)
 
 
 def get_manifest_tool(
@@ -96,7 +98,8 @@ def draft_story_tool(
                                             max_length=20)] = []) -> Written:  # noqa: B006 - copied by pydantic
     """Start a new draft exactly as `ledgerpress new` does (never replacing a file): returns its path, text,
     content hash and findings; each placeholder it holds is a finding until you replace it (update_story)."""
-    return draft_story(desk, title, newsroom, beat, trust, date, slug, tuple(authors))
+    # (each parameter is a field of the tool's input schema, which the SDK makes from this signature)
+    return draft_story(desk, StoryAsked(title, newsroom, beat, trust, True, date, slug, tuple(authors)))
 
 
 def update_story_tool(

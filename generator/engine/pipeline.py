@@ -8,7 +8,6 @@ import datetime as dt
 import functools
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import NamedTuple
 
 from jinja2 import TemplateError
@@ -19,14 +18,15 @@ from ..content.images import ImageChanged
 from ..content.manifests import ManifestChanged
 from ..output.store import OutputStore
 from ..render.kinds import navigation
+from ..render.story_job import StoryJob
 from ..render.teaser import Teaser
 from ..render.templates import Renderer, template_finding
 from ..site import LAST, Output, Site
 from ..site.search import SHARDS
-from .check import Checked, Progress, check_site, learned
+from .check import check_site, learned
 from .fingerprint import qualified_name
+from .inputs import Run, SiteInputs
 from .memo import Memo
-from .options import Options
 from .pages import (
     PageMaking,
     collisions,
@@ -36,9 +36,8 @@ from .pages import (
     site_outputs,
     stale_outputs,
 )
-from .pool import default_jobs
 from .read import Spill, StoryChanged
-from .records import PageRecord, Rendered, SearchRecord
+from .records import PageRecord, Rendered, SearchRecord, StoryRecord
 from .search import holds_all, make_search, search_plan
 from .stories import (
     STORY_TEMPLATES,
@@ -48,7 +47,6 @@ from .stories import (
     stale_stories,
     story_jobs,
 )
-
 
 
 @dataclass
@@ -71,32 +69,27 @@ class BuildResult:
         return not any(finding.severity == "error" for finding in self.findings)
 
 
-def build_site(root: Path, store: OutputStore, options: Options = Options(), memo: Memo | None = None,
-               digests: Mapping[str, str] | None = None, progress: Progress | None = None,
-               memo_key: tuple[str, str] = ("", "")) -> BuildResult:
-    """Check, then make the outputs the store does not hold already. `memo`: the last good build's (for the
-    same key), with `digests` (each content file's, by path as shown, as a scan found it) telling which of
-    its records still hold; `memo_key`: (key, options) the next memo is made for."""
-    jobs = options.jobs or default_jobs()
-    spill = Spill(store.scratch())
+def build_site(run: Run, store: OutputStore) -> BuildResult:
+    """Check, then make the outputs the store does not hold already (the run's prior memo, made for the same
+    key, and the scan's digests, telling which of its records still hold)."""
+    run = dataclasses.replace(run, spill=Spill(store.scratch()))
     try:
-        checked = check_site(root, options.drafts, options.base_url, jobs, memo, digests, spill, progress,
-                             now=options.now, scheduled=options.scheduled)
-        result = BuildResult(checked.findings)
+        inputs = check_site(run)
+        result = BuildResult(inputs.findings)
         result.scheduled = sorted(((story.path, story.url_path, story.published.astimezone(dt.timezone.utc))
-                                   for story in checked.scheduled), key=lambda item: (item[2], item[0]))
-        result.newest = max((story.published for story in checked.stories if story.published <= checked.now),
+                                   for story in inputs.scheduled), key=lambda item: (item[2], item[0]))
+        result.newest = max((story.published for story in inputs.stories if story.published <= inputs.now),
                             default=None)
-        if result.ok and checked.config is not None:
+        if result.ok and inputs.config is not None:
             try:
-                _make(root, checked, store, spill, options, jobs, memo, memo_key, result, progress)
+                _make(run, inputs, store, result)
             except TemplateError as err:
-                _failed(result, template_finding(root, err))
+                _failed(result, template_finding(run.root, err))
             except (ManifestChanged, StoryChanged, ImageChanged) as err:
                 _failed(result, Finding(str(err), 1, 1, "LP001", "the file changed while the site was being built; "
                                                               "build again"))
     finally:
-        spill.close()
+        run.spill.close()
     return result
 
 
@@ -105,51 +98,83 @@ def _failed(result: BuildResult, finding: Finding) -> None:
     result.outputs, result.memo = {}, None
 
 
-def _make(root: Path, checked: Checked, store: OutputStore, spill: Spill, options: Options, jobs: int,
-          memo: Memo | None, memo_key: tuple[str, str], result: BuildResult, progress: Progress | None) -> None:
-    config = checked.config
-    shared = _shared_urls(checked)
+@dataclass(frozen=True)
+class _Building:
+    """What every step of making a site's outputs works with: the run, site.toml, the templates, the store
+    the outputs go to, and the result it adds its findings to."""
+
+    run: Run
+    config: SiteConfig
+    renderer: Renderer
+    store: OutputStore
+    result: BuildResult
+
+
+class StoryOutputs(NamedTuple):
+    """The stories' variants as this build leaves them: each story's Rendered (made now or kept), in order of
+    path; every variant's digest by output path; the story file each variant was made from."""
+
+    rendered: list[tuple[str, Rendered]]
+    digests: dict[str, str]
+    sources: dict[str, str]
+
+
+def _make(run: Run, inputs: SiteInputs, store: OutputStore, result: BuildResult) -> None:
+    config = inputs.config
+    shared = _shared_urls(inputs)
     if shared:  # LP011 turned off or down: one address still cannot hold two stories
         result.findings = [*result.findings, *shared]
         return
-    renderer = Renderer(root, config, navigation(config))
-    related, related_kept = related_stories(checked, memo, jobs)
-    story_list = story_jobs(checked, related)
+    building = _Building(run, config, Renderer(run.root, config, navigation(config)), store, result)
+    related, related_kept = related_stories(inputs, run.memo, run.jobs)
+    story_list = story_jobs(inputs, related)
+    stories, records = _make_stories(building, inputs, story_list)
+    pages = _make_pages(building, inputs, stories)
+    if not result.ok:
+        return
+    result.searchable = [records[job.path] for job in story_list], inputs.pages, pages.records
+    search = _search(building)
+    result.outputs = {**stories.digests, **(search.outputs if search else {})}
+    result.searched = run.options.search and SHARDS in result.outputs
+    result.stories = len(story_list)
+    result.pages = sum(path.endswith(".html") for path in pages.records)
+    templates = building.renderer.digest(*STORY_TEMPLATES)
+    result.memo = dataclasses.replace(
+        learned(inputs, records, run.prior), pages=pages.records, site=pages.site, related=related_kept,
+        search=search, reads=pages.reads,
+        made={job.path: (job, templates, records[job.path].rendered.job) for job in story_list})
+
+
+def _make_stories(building: _Building, inputs: SiteInputs,
+                  story_list: list[StoryJob]) -> tuple[StoryOutputs, dict[str, StoryRecord]]:
+    """Every story's variants, made again where its job or the story templates moved (or the store lost them);
+    the story records, with what was made now."""
+    run, renderer = building.run, building.renderer
     templates = renderer.digest(*STORY_TEMPLATES)
-    stale = stale_stories(story_list, checked.records, templates, store.holds, memo.made if memo else None)
+    stale = stale_stories(story_list, inputs.records, templates, building.store.holds,
+                          run.memo.made if run.memo else None)
     if stale:
         renderer.compile(STORY_TEMPLATES)
-    making = Making(str(root), config, renderer, templates, store, spill, checked.spilled, stale)
-    made = make_stories(making, jobs, progress)
-    records = dict(checked.records)
-    rendered, outputs, sources = [], {}, {}  # each story's Rendered (made now or kept) by path; its outputs
+    making = Making(str(run.root), building.config, renderer, templates, building.store, run.spill, inputs.spilled,
+                    stale)
+    made = make_stories(making, run.jobs, run.progress)
+    records = dict(inputs.records)
+    stories = StoryOutputs([], {}, {})
     for job in story_list:
         record = records[job.path]
         variants = made.get(job.path, record.rendered)
         if variants is not record.rendered:
             records[job.path] = dataclasses.replace(record, rendered=variants)
-        rendered.append((job.path, variants))
-        outputs.update(variants.outputs)
-        sources.update(dict.fromkeys(variants.outputs, job.path))
-    pages = _make_pages(checked, renderer, store, rendered, outputs, sources, memo, jobs, result)
-    if not result.ok:
-        return
-    result.searchable = [records[job.path] for job in story_list], checked.pages, pages.records
-    search = _search(store, options, memo, jobs, result)
-    result.outputs = {**outputs, **(search.outputs if search else {})}
-    result.searched = options.search and SHARDS in result.outputs
-    result.stories = len(story_list)
-    result.pages = sum(path.endswith(".html") for path in pages.records)
-    result.memo = dataclasses.replace(
-        learned(checked, records, *memo_key, memo), pages=pages.records, site=pages.site, related=related_kept,
-        search=search, reads=pages.reads,
-        made={job.path: (job, templates, records[job.path].rendered.job) for job in story_list})
+        stories.rendered.append((job.path, variants))
+        stories.digests.update(variants.outputs)
+        stories.sources.update(dict.fromkeys(variants.outputs, job.path))
+    return stories, records
 
 
-def _shared_urls(checked: Checked) -> list[Finding]:
+def _shared_urls(inputs: SiteInputs) -> list[Finding]:
     first: dict[str, str] = {}
     found = []
-    for story in sorted(checked.stories, key=lambda story: story.path):
+    for story in sorted(inputs.stories, key=lambda story: story.path):
         other = first.setdefault(story.key, story.path)
         if other != story.path:
             found.append(Finding(story.path, 1, 1, "LP011", f"same URL /stories/{story.key}/ as {other}: expected "
@@ -167,31 +192,30 @@ class SitePages(NamedTuple):
     reads: dict[str, str]
 
 
-def _make_pages(checked: Checked, renderer: Renderer, store: OutputStore, rendered: list[tuple[str, Rendered]],
-                outputs: dict[str, str], sources: dict[str, str], memo: Memo | None, jobs: int,
-                result: BuildResult) -> SitePages:
-    """The site's other outputs: made when what they are made from moved (LP011 findings go to `result`)."""
-    config = checked.config
-    site = Site(config, _teasers(rendered, memo), checked.manifests, checked.pages, tuple(sorted(outputs)),
-                checked.authors, checked.images)
-    made_from = site_fingerprint(site, renderer)
-    stale = _reading_moved(memo, made_from, outputs, store.holds)
+def _make_pages(building: _Building, inputs: SiteInputs, stories: StoryOutputs) -> SitePages:
+    """The site's other outputs: made when what they are made from moved (LP011 findings go to the result)."""
+    memo, outputs = building.run.memo, stories.digests
+    site = Site(building.config, _teasers(stories.rendered, memo), inputs.manifests, inputs.pages,
+                tuple(sorted(outputs)), inputs.authors, inputs.images)
+    made_from = site_fingerprint(site, building.renderer)
+    stale = _reading_moved(memo, made_from, outputs, building.store.holds)
     if stale is not None:
         producers = {memo.pages[path].producer for path in stale}
         planned = site_outputs(site, only=producers) if stale else []
-        made = _make_planned([found for found in planned if found[1].path in stale], config, renderer, store,
-                             outputs, memo.pages, jobs, others=True)
+        made = _make_planned(building, [found for found in planned if found[1].path in stale], outputs, memo.pages,
+                             others=True)
         return SitePages(made, made_from, {path: outputs.get(path, "") for path in memo.reads})
     planned = site_outputs(site)
-    lost, clashes = collisions([output for _, output in planned], sources)
-    severity = config.checks.get("LP011", "error")  # off or a warning: what cannot be written is left out
+    lost, clashes = collisions([output for _, output in planned], stories.sources)
+    severity = building.config.checks.get("LP011", "error")  # off or a warning: what cannot be written is left out
     if clashes and severity != "off":
+        result = building.result
         result.findings = [*result.findings, *(dataclasses.replace(f, severity=severity) for f in clashes)]
         if severity == "error":
             return SitePages({}, made_from, {})
     planned = [found for n, found in enumerate(planned) if n not in lost]
     reads = {path: outputs.get(path, "") for path in sorted({path for _, output in planned for path in output.reads})}
-    made = _make_planned(planned, config, renderer, store, outputs, memo.pages if memo else {}, jobs, others=False)
+    made = _make_planned(building, planned, outputs, memo.pages if memo else {}, others=False)
     return SitePages(made, made_from, reads)
 
 
@@ -215,16 +239,17 @@ def _teasers(rendered: list[tuple[str, Rendered]], memo: Memo | None) -> list[Te
                    variants.teaser_digest, variants.keys) for path, variants in rendered]
 
 
-def _make_planned(planned: list[tuple[str, Output]], config: SiteConfig, renderer: Renderer, store: OutputStore,
-                  outputs: dict[str, str], last: dict[str, PageRecord], jobs: int,
-                  others: bool) -> dict[str, PageRecord]:
+def _make_planned(building: _Building, planned: list[tuple[str, Output]], outputs: dict[str, str],
+                  last: dict[str, PageRecord], others: bool) -> dict[str, PageRecord]:
     """Make those planned outputs whose fingerprint is not the last build's; the records of all, by path, and
     (`others`) of every output of the last build that was not planned, as it was."""
+    renderer, store = building.renderer, building.store
     prints = [output_fingerprint(output, renderer, outputs) for _, output in planned]
     stale = stale_outputs([output for _, output in planned], prints, last, store.holds)
     todo = [planned[n][1] for n in stale]
     renderer.compile(output.template for output in todo if output.template and not output.raw)
-    made = {receipt.path: receipt.digest for receipt in make_outputs(PageMaking(config, renderer, store, todo), jobs)}
+    making = PageMaking(building.config, renderer, store, todo)
+    made = {receipt.path: receipt.digest for receipt in make_outputs(making, building.run.jobs)}
     pages = dict(last) if others else {}
     for (name, output), made_from in zip(planned, prints):
         code = made[output.path] if output.path in made else last[output.path].digest
@@ -233,13 +258,13 @@ def _make_planned(planned: list[tuple[str, Output]], config: SiteConfig, rendere
     return pages
 
 
-def _search(store: OutputStore, options: Options, memo: Memo | None, jobs: int,
-            result: BuildResult) -> SearchRecord | None:
+def _search(building: _Building) -> SearchRecord | None:
     """The search index, its shards made again where their pages changed; without search, the last one as it
     was (if the store still holds it)."""
-    last = memo.search if memo else None
-    if not options.search:
+    run, store, result = building.run, building.store, building.result
+    last = run.memo.search if run.memo else None
+    if not run.options.search:
         return last if last is not None and holds_all(store, last.outputs) else None
-    search = make_search(search_plan(*result.searchable), last, store, store.read, jobs)
+    search = make_search(search_plan(*result.searchable), last, store, store.read, run.jobs)
     result.findings = [*result.findings, *search.notes]
     return search.record

@@ -27,7 +27,7 @@ from .report import Counts, Report, Scheduled, os_reason
 from .state import State, content_digests, load_state, memo_key, options_key, rescan, save_state, scan, settle
 
 if TYPE_CHECKING:
-    from .check import Checked
+    from .inputs import SiteInputs
     from .memo import Memo
     from .pipeline import BuildResult
 
@@ -121,7 +121,8 @@ def _last_report(last: State, out: str, started: float) -> Report:
 def _built(root: Path, into: Destination, state: State, options: Options,
            progress: Progress | None) -> tuple[BuildResult, CommitStats | None]:
     """The pipeline's result, and the store's commit stats when it succeeded (None: nothing was committed)."""
-    from .memo import MemoDamaged  # only now: a build with nothing to do stops before the engine is imported
+    from .inputs import Prior, Run  # only now: a build with nothing to do stops before the engine is imported
+    from .memo import MemoDamaged
     from .pipeline import build_site
 
     digests = content_digests(root, state.inputs)
@@ -130,7 +131,7 @@ def _built(root: Path, into: Destination, state: State, options: Options,
         memo = None if options.force else into.memo(root, key, state.options)
         store = into.store(root, state)
         try:
-            result = build_site(root, store, options, memo, digests, progress, (key, state.options))
+            result = build_site(Run(root, options, Prior(memo, digests, (key, state.options)), progress=progress), store)
             return result, store.commit(result.outputs) if result.ok else None
         finally:
             store.abort()  # (the lock, if commit() has not let go of it)
@@ -260,22 +261,23 @@ class Memory:
         return []
 
 
-def check(root: Path, force: bool = False, now: dt.datetime | None = None) -> Checked:
+def check(root: Path, force: bool = False, now: dt.datetime | None = None) -> SiteInputs:
     """Every rule over the site as a build sees it (`check`, `publish`), with the memo of the last check: a
     file whose bytes it read (against the same manifests, site.toml and generator) is not read again. The
     memo is kept apart from the builds' (it holds no outputs); one that cannot be saved costs only the next
     check's head start."""
     from .check import check_key, check_site, learned
+    from .inputs import Prior, Run
     from .memo import MemoDamaged, load_memo, save_memo
-    from .pool import default_jobs
 
     root = root.resolve()
     _, inputs = scan(root, None if force else load_state(root))  # the build's stamps spare reading unchanged files
     digests = content_digests(root, inputs)
     key, options = check_key(inputs, digests, drafts=False)
     memo = None if force else load_memo(root, options, key)
-    checked = check_site(root, drafts=False, jobs=default_jobs(), memo=memo, digests=digests, now=now or build_time())
+    prior = Prior(memo, digests, (key, options))
+    checked = check_site(Run(root, Options(now=now or build_time()), prior))
     if checked.config is not None:
         with contextlib.suppress(OSError, MemoDamaged):
-            save_memo(root, learned(checked, checked.records, key, options, memo))
+            save_memo(root, learned(checked, checked.records, prior))
     return checked

@@ -19,7 +19,7 @@ from ..render.story_view import story_view
 from ..render.teaser import teaser_data
 from ..render.templates import Renderer
 from ..site.search import indexed_part
-from .check import Checked, Progress
+from .inputs import Progress, SiteInputs
 from .fingerprint import fingerprint
 from .memo import Memo, take
 from .pool import run_all
@@ -30,17 +30,17 @@ STORY_TEMPLATES = tuple(f"story.{suffix}" for suffix in Renderer.STORY_VARIANTS)
 RELATED_PER_WORKER = 500  # scoring one story is quick: for fewer a process, starting the process costs more
 
 
-def related_stories(checked: Checked, memo: Memo | None, jobs: int) -> tuple[dict[str, list[str]], dict | None]:
+def related_stories(inputs: SiteInputs, memo: Memo | None, jobs: int) -> tuple[dict[str, list[str]], dict | None]:
     """Every story's related stories (its own `related:` list, else computed), and the index to keep: the
     memo's, updated in place for the stories read again, or one built anew (from the memo's, if there is one),
     whose stories are scored on `jobs` cores."""
-    stories = checked.stories
+    stories = inputs.stories
     if all(story.related is not None for story in stories):
         return {}, None
-    records = checked.records
+    records = inputs.records
     cited = {story.path: records[story.path].cited for story in stories}
     known = {story.path: records[story.path].features for story in stories}
-    changed = {records[path].brief.key for path in checked.fresh if records[path].brief is not None}
+    changed = {records[path].brief.key for path in inputs.fresh if records[path].brief is not None}
     previous, kept = None, take(memo, "related")
     if kept is not None:  # made with the features the memo's records hold
         before = {path: record.features for path, record in memo.stories.items() if record.features is not None}
@@ -60,21 +60,21 @@ def _related(index: RelatedIndex, key: str) -> list[str]:
     return index.related(key)
 
 
-def story_jobs(checked: Checked, related: Mapping[str, list[str]]) -> list[StoryJob]:
+def story_jobs(inputs: SiteInputs, related: Mapping[str, list[str]]) -> list[StoryJob]:
     """The job of every story of the site, in order of path."""
-    ordered = sorted(checked.stories, key=lambda s: s.path)
+    ordered = sorted(inputs.stories, key=lambda s: s.path)
     link: dict[str, tuple[str, str, str]] = {}  # each key's first story by path, as a link to it
     for story in ordered:
         if story.key not in link:
             link[story.key] = (story.key, story.title, story.url_path)
     found = []
-    manifests, authors, images = checked.manifests, checked.authors, checked.images
+    manifests, authors, images = inputs.manifests, inputs.authors, inputs.images
     for story in ordered:
-        record = checked.records[story.path]
+        record = inputs.records[story.path]
         keys = story.related if story.related is not None else related.get(story.key, [])
         found.append(StoryJob(
             story.path, record.digest, tuple(manifests[i] for i in record.refs if i in manifests),
-            tuple(link[key] for key in keys if key in link), tuple(checked.report.passed.get(story.path, ())),
+            tuple(link[key] for key in keys if key in link), tuple(inputs.report.passed.get(story.path, ())),
             tuple(authors[slug] for slug in story.authors if slug in authors),
             tuple((images[use.src], use.alt) for use in story.images if use.src in images)))
     return found

@@ -7,12 +7,14 @@ from pathlib import Path
 
 import pytest
 
+from generator.engine import Options
 from generator.engine.check import check_site
+from generator.engine.inputs import Run
 from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
 
 
 def _codes(root: Path, code: str) -> list[str]:
-    return [str(f) for f in check_site(root).findings if f.code == code]
+    return [str(f) for f in check_site(Run(root, Options(drafts=True))).findings if f.code == code]
 
 
 def test_base_site_figures_are_in_the_claims_it_cites(site: Path):
@@ -92,9 +94,9 @@ PLACES = {
 def test_a_figure_is_checked_wherever_a_reader_sees_it(place: str, tmp_path: Path):
     old, bad, finding, good = PLACES[place]
     failing = write_tree(tmp_path / "fails", {**base_files(), STORY_PATH: STORY.replace(old, bad, 1)})
-    assert [str(f) for f in check_site(failing).findings] == [f"{STORY_PATH}:{finding}"]
+    assert [str(f) for f in check_site(Run(failing, Options(drafts=True))).findings] == [f"{STORY_PATH}:{finding}"]
     passing = write_tree(tmp_path / "passes", {**base_files(), STORY_PATH: STORY.replace(old, good, 1)})
-    assert [str(f) for f in check_site(passing).findings] == []
+    assert [str(f) for f in check_site(Run(passing, Options(drafts=True))).findings] == []
 
 
 @pytest.mark.parametrize("written, claim", [("$3.6 billion", "$3.6 million"), ("3.6%", "3.6 points"), ("$3.6 million", "3.6 million euros"),

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 from generator.checks.links import raw_html, refused_links
+from generator.engine import Options
 from generator.engine.check import check_site
+from generator.engine.inputs import Run
 from tests.conftest import STORY, STORY_PATH, base_files, write_tree
 
 
@@ -37,12 +39,12 @@ def test_relative_and_mailto_links_pass_the_check(tmp_path: Path):
     story = STORY.replace("on a 9 to 2 vote.", "on a 9 to 2 vote ([minutes](/pages/minutes/), "
                                                   "[ask us](mailto:desk@test.example.org)).")
     root = write_tree(tmp_path, {**base_files(), STORY_PATH: story})
-    assert [str(f) for f in check_site(root).findings] == []
+    assert [str(f) for f in check_site(Run(root, Options(drafts=True))).findings] == []
 
 
 def test_pages_are_checked_too(tmp_path: Path):
     files = {**base_files(), "content/pages/about.md": '---\ntitle: "About"\n---\n\nWrite to [us](javascript:x).\n'}
-    found = check_site(write_tree(tmp_path, files)).findings
+    found = check_site(Run(write_tree(tmp_path, files), Options(drafts=True))).findings
     assert [str(f) for f in found if f.code == "LP060"] == [
         "content/pages/about.md:5:10: LP060 link to 'javascript:x' is not rendered: expected http, https, mailto, "
         "or a relative link, e.g. [the minutes](https://council.example.org/minutes)"]

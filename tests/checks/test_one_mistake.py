@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from generator.engine import Options
 from generator.engine.check import check_site
+from generator.engine.inputs import Run
 from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
 
 A = "1000000000000000001"
@@ -12,7 +14,7 @@ B = "1000000000000000002"
 
 
 def _lines(root: Path) -> list[str]:
-    return [str(f) for f in check_site(root).findings]
+    return [str(f) for f in check_site(Run(root, Options(drafts=True))).findings]
 
 
 def test_a_mistyped_cite_is_one_finding_with_the_id_meant(tmp_path: Path):

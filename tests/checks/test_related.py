@@ -7,7 +7,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from generator.cli import cli
+from generator.engine import Options
 from generator.engine.check import check_site
+from generator.engine.inputs import Run
 from tests.conftest import SITE_TOML, STORY, STORY_PATH, base_files, write_tree
 
 
@@ -15,7 +17,7 @@ def test_a_related_story_that_exists_passes(tmp_path: Path):
     related = 'related: ["2026-11-21/council-funds-the-quay-street-busway"]\n'
     story = STORY.replace("\n---\n\n## The vote", f"\n{related}---\n\n## The vote")
     root = write_tree(tmp_path, {**base_files(), STORY_PATH: story})
-    assert [str(f) for f in check_site(root).findings] == []
+    assert [str(f) for f in check_site(Run(root, Options(drafts=True))).findings] == []
 
 
 def test_an_unknown_code_in_checks_is_a_finding_at_its_line(tmp_path: Path):
@@ -31,4 +33,4 @@ def test_an_unknown_code_in_checks_is_a_finding_at_its_line(tmp_path: Path):
 
 def test_known_codes_in_checks_are_not_findings(site: Path):
     write_tree(site, {"content/site.toml": SITE_TOML + '\n[checks]\nLP001 = "error"\nLP040 = "warning"\n'})
-    assert check_site(site).findings == []
+    assert check_site(Run(site, Options(drafts=True))).findings == []

@@ -7,7 +7,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from generator.cli import cli
+from generator.engine import Options
 from generator.engine.check import check_site
+from generator.engine.inputs import Run
 from tests.conftest import SITE_TOML, STORY, STORY_PATH, base_files, write_tree
 
 COPY_PATH = "content/stories/2026-11-22/quay-street-busway-wins-council-funding.md"
@@ -35,12 +37,12 @@ The money is there now: councillors set aside 12,500,000 dollars, and the motion
 
 
 def _lp040(root: Path) -> list[str]:
-    return [str(f) for f in check_site(root).findings if f.code == "LP040"]
+    return [str(f) for f in check_site(Run(root, Options(drafts=True))).findings if f.code == "LP040"]
 
 
 def test_a_different_story_on_the_same_topic_is_not_a_repeat(tmp_path: Path):
     root = write_tree(tmp_path, {**base_files(), OTHER_PATH: OTHER})
-    assert [str(f) for f in check_site(root).findings] == []
+    assert [str(f) for f in check_site(Run(root, Options(drafts=True))).findings] == []
 
 
 def test_a_light_edit_repeats_within_the_window_only(tmp_path: Path):

@@ -14,7 +14,9 @@ from click.testing import CliRunner
 from generator.checks import RULES
 from generator.checks.rulebook import explained, markdown, rulebook
 from generator.cli import cli
+from generator.engine import Options
 from generator.engine.check import check_site
+from generator.engine.inputs import Run
 from tests.checks import test_calibration
 from tests.conftest import build_in_memory, write_tree
 
@@ -26,7 +28,7 @@ RUN = sorted(code for code, entry in rulebook().entries.items() if entry.stage !
 def _findings(code: str, kind: str, root: Path) -> list[str]:
     entry = rulebook().entries[code]
     write_tree(root, getattr(entry, kind).tree(rulebook().files))
-    result = build_in_memory(root) if entry.stage == "build" else check_site(root)
+    result = build_in_memory(root) if entry.stage == "build" else check_site(Run(root, Options(drafts=True)))
     return [str(finding) for finding in result.findings]
 
 
@@ -36,7 +38,7 @@ def test_every_rule_is_explained_and_every_explanation_is_a_rule():
 
 def test_the_example_site_is_clean(tmp_path: Path):
     write_tree(tmp_path, rulebook().files)
-    assert [str(f) for f in check_site(tmp_path).findings] == []
+    assert [str(f) for f in check_site(Run(tmp_path, Options(drafts=True))).findings] == []
 
 
 @pytest.mark.parametrize("code", RUN)
