@@ -136,10 +136,10 @@ def test_a_kind_of_list_with_feeds_and_no_declared_terms_has_a_feed_for_each_ter
     import dataclasses
 
     import generator.site.feeds as feeds
-    from generator.render.kinds import KINDS
+    from generator.content.kinds import KINDS
 
     edition = dataclasses.replace(KINDS["edition"], feed="Stories of the {name} edition of {site}.")
-    monkeypatch.setattr(feeds, "LIST_KINDS", (edition,))
+    monkeypatch.setattr(feeds, "PAGED", (edition,))
     stories = [Teaser(b"{}", str(n), {"published": f"2026-11-{20 + n}T10:00:00Z", "updated": f"2026-11-{20 + n}",
                                       "path": f"/stories/{n}/", "edition": f"2026-11-{20 + n}"}) for n in range(3)]
     config = SiteConfig.model_validate(tomllib.loads(SITE_TOML))

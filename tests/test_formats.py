@@ -53,7 +53,8 @@ from generator.render.ledger import verify_view as _verify
 from generator.render.teaser import Teaser, as_fields, teaser_data
 from generator.render.templates import Renderer
 from generator.site.feeds import make_feed
-from generator.render.kinds import navigation, story_keys
+from generator.render.navigation import navigation
+from generator.render.story_terms import story_keys
 from generator.site.sitemaps import news_language
 from tests.conftest import SITE_TOML
 

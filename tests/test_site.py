@@ -251,14 +251,14 @@ def test_site_outputs_are_deterministic(busy):
 def moved_kinds():
     """The beat and newsroom rows of the kinds table with other URL prefixes (one two folders deep), as a site's
     own table might have."""
-    from generator.render.kinds import KINDS
+    from generator.content.kinds import KINDS
 
-    before = {name: KINDS[name].prefix for name in ("beat", "newsroom")}
-    object.__setattr__(KINDS["beat"], "prefix", "/topics/")  # (the rows are frozen: the table is code)
-    object.__setattr__(KINDS["newsroom"], "prefix", "/sections/desks/")
+    before = {name: KINDS[name].folder for name in ("beat", "newsroom")}
+    object.__setattr__(KINDS["beat"], "folder", "topics")  # (the rows are frozen: the table is code)
+    object.__setattr__(KINDS["newsroom"], "folder", "sections/desks")
     yield
-    for name, prefix in before.items():
-        object.__setattr__(KINDS[name], "prefix", prefix)
+    for name, folder in before.items():
+        object.__setattr__(KINDS[name], "folder", folder)
 
 
 def test_the_kinds_table_places_every_page_of_a_kind_and_every_link_to_it(busy, moved_kinds):

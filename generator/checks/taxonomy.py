@@ -1,30 +1,39 @@
-"""LP01x: newsrooms, beats and trust levels exist, and every story has a URL of its own."""
+"""LP01x: every term a story names of a kind site.toml declares is declared there (the kinds are
+content/kinds.py's table), and every story and page has a URL of its own."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
 
 from ..content.findings import Finding
+from ..content.kinds import GENERATED_FOLDERS, KINDS_TABLE, SITE_FILES, Kind, site_tables
 from ..content.models import Page, Story
+from ..content.slugs import title_slug
 from . import SiteIndex, rule
 
-# What a build writes at the top of the output folder besides plain pages: a page there would collide with it
-# (tests/test_no_traceback.py holds this to a real build's output).
-GENERATED_FILES = frozenset({"index.html", "404.html", "feed.xml", "feed.json", "sitemap.xml", "news-sitemap.xml",
-                             "robots.txt", "stories.json", "style.css", "favicon.svg"})
-GENERATED_FOLDERS = frozenset({"stories", "editions", "newsrooms", "beats", "manifests", "schema", "search",
-                               "pagefind", "authors", "corrections", "images"})
+_NAMED = [kind.label.lower() for kind in site_tables() if kind.front]
 
 
-@rule("LP010", "story", "newsroom, beat or trust level not declared in site.toml")
+@rule("LP010", "story", f"{', '.join(_NAMED[:-1])} or {_NAMED[-1]} not declared in site.toml")
 def declared(story: Story, site: SiteIndex) -> Iterator[Finding]:
-    for field, table, known in (("newsroom", "newsrooms", site.config.newsrooms), ("beat", "beats", site.config.beats),
-                                ("trust", "trust", site.config.trust)):
-        value = getattr(story.meta, field)
-        if value not in known:
-            choices = ", ".join(sorted(known))
-            yield story.source.finding((field,), "LP010", f"{field} '{value}' is not declared in site.toml: expected "
-                                       f"one of {choices}, or {value} declared under [{table}] there")
+    for kind in KINDS_TABLE:
+        if kind.front is None or kind.declared == "authors":  # (an undeclared author is LP012)
+            continue
+        given = getattr(story.meta, kind.front)
+        for n, value in enumerate(given if kind.many else [] if given is None else [given]):
+            loc = (kind.front, n) if kind.many else (kind.front,)
+            if kind.declared is None:
+                if not title_slug(value):
+                    yield story.source.finding(loc, "LP010", f"{kind.name} '{value}' has no letter or digit to make "
+                                               f"the address of its page from: expected a word, e.g. water")
+            elif value not in (known := getattr(site.config, kind.declared)):
+                yield story.source.finding(loc, "LP010", _undeclared(kind, value, known))
+
+
+def _undeclared(kind: Kind, value: str, known: dict[str, str]) -> str:
+    choices = f"one of {', '.join(sorted(known))}, or {value}" if known else value
+    return (f"{kind.front} '{value}' is not declared in site.toml: expected {choices} declared under "
+            f"[{kind.declared}] there")
 
 
 @rule("LP011", "site", "two stories (or pages) have the same URL, or a page has the URL of a generated file")
@@ -52,6 +61,6 @@ def generated_at(url_path: str) -> str | None:
     top = url_path.strip("/").split("/")[0]
     if not top:
         return "the front page (index.html)"
-    if top in GENERATED_FILES:
+    if top in SITE_FILES:
         return f"the generated file {top}"
     return f"the generated folder {top}/" if top in GENERATED_FOLDERS else None

@@ -10,7 +10,7 @@ import re
 import tomllib
 import zoneinfo
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
 from pydantic import (
@@ -20,9 +20,11 @@ from pydantic import (
     Field,
     StringConstraints,
     ValidationError,
+    create_model,
 )
 
 from .findings import Finding
+from .kinds import site_tables
 from .limits import MAX_CONFIG_BYTES
 from .slugs import SLUG_PATTERN, slugify
 from .source import read_bounded, refused_symlink
@@ -144,8 +146,9 @@ class ManifestsTable(Table):
     max_bytes: int = Field(default=5_000_000, ge=1_000)    # a longer answer is refused, not read
 
 
-class SiteConfig(Table):
-    """site.toml, validated; the one place where defaults live."""
+class SiteSettings(Table):
+    """site.toml, validated; the one place where defaults live (the tables declaring the terms of the kinds,
+    [newsrooms], [beats], [trust], [series], come from content/kinds.py: SiteConfig, below)."""
 
     title: Annotated[Line, StringConstraints(min_length=1, max_length=200)]
     base_url: Annotated[str, StringConstraints(pattern=BASE_URL, max_length=500)]
@@ -161,9 +164,6 @@ class SiteConfig(Table):
     date_format: DatePattern = "%Y-%m-%d %H:%M %Z"                # a date and time shown to readers
     day_format: DatePattern = "%Y-%m-%d"                          # a day shown to readers (a dated note, an edition)
     image_widths: list[ImageWidth] = Field(default=[640, 1280], min_length=1, max_length=8)
-    newsrooms: dict[Slug, Name] = Field(min_length=1)
-    beats: dict[Slug, Name] = Field(min_length=1)
-    trust: dict[Slug, Name] = Field(min_length=1)
     reuse: ReuseTable = ReuseTable()
     verify: VerifyTable | None = None
     manifests: ManifestsTable | None = None
@@ -190,6 +190,17 @@ class SiteConfig(Table):
     def widths(self) -> list[int]:
         """image_widths without repeats, narrowest first."""
         return sorted(set(self.image_widths))
+
+
+def _declared_tables() -> dict[str, Any]:
+    """A table slug = name for each kind whose terms site.toml declares: at least one term where every story
+    must name one."""
+    return {kind.declared: (dict[Slug, Name], Field(min_length=1) if kind.required else Field(default={}))
+            for kind in site_tables()}
+
+
+SiteConfig = create_model("SiteConfig", __base__=SiteSettings, __module__=__name__, __doc__=SiteSettings.__doc__,
+                          **_declared_tables())
 
 
 def load_config(path: Path, base_url: str | None = None, shown: str | None = None) -> tuple[SiteConfig | None, list[Finding]]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import functools
 from dataclasses import dataclass, field
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import (
     AfterValidator,
@@ -15,11 +15,13 @@ from pydantic import (
     Field,
     StringConstraints,
     ValidationInfo,
+    create_model,
     field_validator,
 )
 from pydantic_core import PydanticCustomError
 
 from .findings import SourceMap
+from .kinds import KINDS_TABLE
 from .layout import utc_date
 from .slugs import SLUG_PATTERN, slugify
 
@@ -123,15 +125,38 @@ class LeadImage(Strict):
 Slug = Annotated[str, Field(strict=True), StringConstraints(pattern=SLUG_PATTERN)]
 
 
-class FrontMatter(Strict):
-    """A story's front matter as SPEC sections 2, 6.1 and 6.3 list it."""
+class StoryHead(Strict):
+    """The first fields of a story's front matter; the terms it is filed under (newsroom, beat, trust, tags,
+    series) follow them, one field for each kind content/kinds.py says a story names, then the rest."""
 
     title: Annotated[Text, StringConstraints(max_length=200)]
     description: Annotated[Text, StringConstraints(max_length=400)]
     published: Moment
-    newsroom: Text
-    beat: Text
-    trust: Text
+
+
+TermText = Annotated[Text, StringConstraints(max_length=100)]
+MAX_TERMS = 50  # terms of one kind a story may name
+
+
+def _term_fields() -> dict[str, Any]:
+    """The field of each kind whose terms a story names in its front matter: one term, or (`many`) a list."""
+    fields: dict[str, Any] = {}
+    for kind in KINDS_TABLE:
+        if kind.front is None:
+            continue
+        if kind.many:
+            fields[kind.front] = (list[TermText], Field(default=[], max_length=MAX_TERMS))
+        else:
+            fields[kind.front] = (Text, ...) if kind.required else (Text | None, None)
+    return fields
+
+
+StoryFiled = create_model("StoryFiled", __base__=StoryHead, __module__=__name__, **_term_fields())
+
+
+class FrontMatter(StoryFiled):
+    """A story's front matter as SPEC sections 2, 6.1 and 6.3 list it."""
+
     ledger: list[LedgerEntry] = Field(min_length=1)
     slug: Slug | None = None
     updated: MomentOrDay | None = None

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from .layout import story_file
-from .slugs import MAX_SLUG, SLUG
+from .slugs import MAX_SLUG, SLUG, title_slug
 
 if TYPE_CHECKING:  # the command line imports this module on every command: pydantic only when a story is made
     from .config import SiteConfig
@@ -80,13 +80,6 @@ def write_story(story: NewStory) -> None:
     story.path.parent.mkdir(parents=True, exist_ok=True)
     with open(story.path, "x", encoding="utf-8") as out:
         out.write(story.text)
-
-
-def title_slug(title: str) -> str:
-    """A URL slug that keeps the letters of any language: 'Café' -> 'cafe', 'Straße' -> 'strasse'."""
-    from slugify import slugify
-
-    return slugify(title, max_length=MAX_SLUG, word_boundary=True, replacements=[["'", ""], ["\u2019", ""]])
 
 
 def published_at(value: str | None, now: dt.datetime) -> dt.datetime:

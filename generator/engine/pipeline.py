@@ -17,7 +17,7 @@ from ..content.findings import Finding
 from ..content.images import ImageChanged
 from ..content.manifests import ManifestChanged
 from ..output.store import OutputStore
-from ..render.kinds import navigation
+from ..render.navigation import navigation
 from ..render.story_job import StoryJob
 from ..render.teaser import Teaser
 from ..render.templates import Renderer, template_finding

@@ -13,7 +13,7 @@ from ..analysis.related import RelatedIndex, related_all
 from ..content.config import SiteConfig
 from ..content.layout import file_digest
 from ..output.store import OutputStore, Receipt
-from ..render.kinds import story_keys
+from ..render.story_terms import story_keys
 from ..render.story_job import StoryJob
 from ..render.story_view import story_view
 from ..render.teaser import teaser_data

@@ -7,7 +7,7 @@ from collections.abc import Mapping, Sequence
 from ..content.authors import Author
 from ..content.body import render_markdown
 from ..content.config import SiteConfig
-from .kinds import KINDS
+from ..content.kinds import KINDS
 from .view import View
 
 

@@ -17,7 +17,8 @@ from .authors import AuthorView, author_views, byline
 from .corrections import CorrectionView, correction_views, last_changed
 from .dates import iso_z, local_day, shown_time
 from .images import ImageView, image_view
-from .kinds import KINDS
+from ..content.kinds import KINDS, KINDS_TABLE
+from ..content.slugs import title_slug
 from .ledger import ClaimView, LedgerRow, Verify, ledger_rows, verify_view
 from .sections import SectionView, SentenceView, sentence_views
 from .story_job import StoryJob
@@ -125,6 +126,9 @@ class StoryView(View):
     """Its beat, with the address of the beat's page."""
     trust: Term
     """How much weight the story can bear: a key of site.toml's [trust], with its name."""
+    terms: dict[str, list[Term]] = Field(default_factory=dict, exclude_if=lambda terms: not terms)
+    """Its terms of the kinds that have no field of their own here (tags, series), by kind, each with the
+    address of its page; absent when it has none."""
     source_count: int
     """How many manifests its ledger lists."""
     cited_manifest_ids: list[str]
@@ -173,6 +177,26 @@ class StoryView(View):
     """One sentence for readers naming the checks that passed, and each rule waived."""
     reuse: Reuse
     """The terms on which others may republish the story (site.toml's [reuse])."""
+
+
+def filed_terms(story: Story, config: SiteConfig) -> dict[str, list[Term]]:
+    """The story's terms of each kind whose row (content/kinds.py) has the view hold them under `terms`: named as
+    site.toml declares them, else as the story writes them (and given a slug of their letters)."""
+    found = {}
+    for kind in KINDS_TABLE:
+        if kind.front is None or not kind.field.startswith("terms."):
+            continue
+        given = getattr(story.meta, kind.front)
+        table = getattr(config, kind.declared) if kind.declared else None
+        terms: dict[str, Term] = {}
+        for value in given if kind.many else [] if given is None else [given]:
+            slug = value if table is not None else title_slug(value)
+            if slug and slug not in terms:
+                terms[slug] = Term(slug=slug, name=table.get(value, value) if table is not None else value,
+                                   url=config.url(kind.path(slug)) if kind.pages else None)
+        if terms:
+            found[kind.name] = list(terms.values())
+    return found
 
 
 def edition_of(story: Story, config: SiteConfig) -> str:
@@ -230,7 +254,7 @@ def story_view(story: Story, sections: list[SectionView], job: StoryJob, config:
         last_updated=last_updated, edition=edition_of(story, config), newsroom=newsroom,
         beat=Term(slug=meta.beat, name=config.beats.get(meta.beat, meta.beat),
                   url=config.url(KINDS["beat"].path(meta.beat))),
-        trust=trust, source_count=sources, cited_manifest_ids=ids, authors=writers, byline=byline(writers),
+        trust=trust, terms=filed_terms(story, config), source_count=sources, cited_manifest_ids=ids, authors=writers, byline=byline(writers),
         trust_line=f"{trust.name} · {counted(sources, 'source')} · {newsroom.name} · "
                    f"Published {shown_time(iso_z(published), config.timezone, config.date_format)}",
         image=lead, images=pictures, corrections=correction_views(story),

@@ -45,7 +45,7 @@ from .formats import (
     yaml_scalar,
 )
 from .images import srcset
-from .kinds import KINDS
+from ..content.kinds import KINDS
 from .links import absolute_urls
 from .structured import news_article, profile_page, source_record, website
 

@@ -13,7 +13,8 @@ from jinja2 import TemplateRuntimeError
 
 from .. import __version__
 from ..content.config import SiteConfig
-from ..render.kinds import LIST_KINDS, Declared
+from ..content.kinds import PAGED
+from ..render.story_terms import Declared
 from ..render.teaser import Teaser, as_fields
 from .lists import by_term, newest_first, term_names
 from .moments import EPOCH, modified
@@ -58,7 +59,7 @@ def site_feeds(stories: Sequence[Teaser], config: SiteConfig, declared: Declared
     ordered = newest_first(stories)  # once: every feed takes its entries from it
     site = make_feed(ordered[:FEED_SIZE], config, "/", config.title, config.description or config.title)
     yield "/", site
-    for kind in LIST_KINDS:
+    for kind in PAGED:
         if kind.feed:
             stories_of = by_term(ordered, kind)
             for slug, name in term_names(kind, config, declared, stories_of).items():

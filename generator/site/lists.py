@@ -1,5 +1,6 @@
-"""Stories grouped for list pages, by the kinds of list in render/kinds.py: every term's stories, newest first,
-paginated where the kind is; and the editions the front page shows."""
+"""Stories grouped for the kinds' pages (the kinds of content/kinds.py's table): every term's stories, newest
+first (a series' in the order to read them), paginated where the kind is; each kind's index of its terms;
+the terms the front page lists; and the editions it shows."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from itertools import groupby
 from typing import Any
 
 from ..content.config import SiteConfig
+from ..content.kinds import KINDS, PAGED, Kind
 from ..render.dates import edition_time
-from ..render.kinds import KINDS, LIST_KINDS, Declared, ListKind, terms_of
+from ..render.story_terms import Declared, declared_of, term_name, terms_of
 from ..render.story_view import Term
 from ..render.teaser import Teaser
 
@@ -35,7 +37,7 @@ class Pager:
 class Listing:
     """One page of a list: what list.html renders."""
 
-    kind: ListKind
+    kind: Kind
     term: Term
     title: str
     description: str
@@ -58,12 +60,31 @@ class Edition:
     time: str
 
 
-def grouped(stories: Sequence[Teaser], kind: ListKind) -> dict[str, list[Teaser]]:
+@dataclass(frozen=True)
+class IndexEntry:
+    """A term on its kind's index page: the term, its first page, its number of stories, and (where the kind's
+    index lists them) its stories, newest first."""
+
+    term: Term
+    path: str
+    count: int
+    stories: list[Teaser]
+
+
+@dataclass(frozen=True)
+class KindIndex:
+    """A kind's index page: every term that has a page, in the kind's order."""
+
+    kind: Kind
+    entries: list[IndexEntry]
+
+
+def grouped(stories: Sequence[Teaser], kind: Kind) -> dict[str, list[Teaser]]:
     """Each term of this kind that has stories, with its stories, newest first."""
     return by_term(newest_first(stories), kind)
 
 
-def by_term(stories: Iterable[Teaser], kind: ListKind) -> dict[str, list[Teaser]]:
+def by_term(stories: Iterable[Teaser], kind: Kind) -> dict[str, list[Teaser]]:
     """Each term of this kind that has stories, with its stories in the order given."""
     stories_of: dict[str, list[Teaser]] = {}
     for story in stories:
@@ -72,38 +93,52 @@ def by_term(stories: Iterable[Teaser], kind: ListKind) -> dict[str, list[Teaser]
     return stories_of
 
 
-def list_term(kind: ListKind, slug: str, name: str, config: SiteConfig) -> Term:
+def list_term(kind: Kind, slug: str, name: str, config: SiteConfig) -> Term:
     """A term of this kind, with the absolute URL of its list's first page."""
     return Term(slug=slug, name=name, url=config.url(kind.path(slug)))
 
 
-def term_names(kind: ListKind, config: SiteConfig, declared: Declared,
+def term_names(kind: Kind, config: SiteConfig, declared: Declared,
                stories_of: dict[str, list[Teaser]]) -> dict[str, str]:
-    """Slug -> name of every term with a page: the declared ones in their order, else those stories have, newest
-    first."""
+    """Slug -> name of every term with a page, in the kind's order: the declared ones in their order, else
+    those the stories have (named by the newest story filed under each), by name or the latest first."""
     if kind.declared:
-        return dict(kind.terms(declared))
-    return {value: kind.term_name(value, config) if kind.term_name else value
-            for value in sorted(stories_of, reverse=True)}
+        return dict(declared_of(kind, declared))
+    names = {slug: term_name(stories[0], kind, slug, config) for slug, stories in stories_of.items()}
+    if kind.order == "name":
+        return dict(sorted(names.items(), key=lambda item: (item[1].casefold(), item[0])))
+    return dict(sorted(names.items(), reverse=True))
 
 
 def listings(stories: Sequence[Teaser], config: SiteConfig, declared: Declared,
              about: Mapping[str, Mapping[str, Any]] | None = None) -> Iterator[Listing]:
-    """Every page of every term of every kind of list; `about`: by kind, by term, what its pages show above
+    """Every page of every term of every kind with pages; `about`: by kind, by term, what its pages show above
     their list."""
-    for kind in LIST_KINDS:
+    for kind in PAGED:
         stories_of = grouped(stories, kind)
         intros = (about or {}).get(kind.name, {})
         for slug, name in term_names(kind, config, declared, stories_of).items():
-            mine = stories_of.get(slug, [])
+            mine = stories_of.get(slug, [])[::-1] if kind.oldest_first else stories_of.get(slug, [])
             term = list_term(kind, slug, name, config)
-            description = kind.describe(name, config, len(mine))
+            description = kind.describe(name, config.title, len(mine))
             title = kind.title.format(name=name)
             if not kind.paginated:
                 yield Listing(kind, term, title, description, kind.path(slug), mine, None, intros.get(slug))
                 continue
             for path, chunk, pager in paginate(mine, kind.path(slug), config.page_size):
                 yield Listing(kind, term, title, description, path, chunk, pager, intros.get(slug))
+
+
+def indexes(stories: Sequence[Teaser], config: SiteConfig, declared: Declared) -> Iterator[KindIndex]:
+    """The index page of each kind with pages: a kind every story has a term of always has one, another once
+    it has a term."""
+    for kind in PAGED:
+        stories_of = grouped(stories, kind)
+        entries = [IndexEntry(list_term(kind, slug, name, config), kind.path(slug), len(stories_of.get(slug, [])),
+                              stories_of.get(slug, []) if kind.index_stories else [])
+                   for slug, name in term_names(kind, config, declared, stories_of).items()]
+        if entries or kind.required:
+            yield KindIndex(kind, entries)
 
 
 def paginate(stories: list[Teaser], path: str, page_size: int) -> list[tuple[str, list[Teaser], Pager]]:
@@ -115,15 +150,10 @@ def paginate(stories: list[Teaser], path: str, page_size: int) -> list[tuple[str
             for i, chunk in enumerate(chunks)]
 
 
-def term_counts(stories: Sequence[Teaser], config: SiteConfig, declared: Declared) -> dict[str, list[tuple[Term, int]]]:
-    """For each kind of list with declared terms, every term with its number of stories, in declaration order."""
-    counts = {}
-    for kind in LIST_KINDS:
-        if kind.declared:
-            stories_of = grouped(stories, kind)
-            counts[kind.name] = [(list_term(kind, slug, name, config), len(stories_of.get(slug, [])))
-                                 for slug, name in kind.terms(declared).items()]
-    return counts
+def term_counts(stories: Sequence[Teaser], config: SiteConfig, declared: Declared) -> list[KindIndex]:
+    """The kinds the front page lists, in the table's order, each with its terms and their numbers of stories
+    (a kind without a term is left out)."""
+    return [index for index in indexes(stories, config, declared) if index.kind.front_page]
 
 
 def editions(stories: Sequence[Teaser], config: SiteConfig) -> list[Edition]:
@@ -134,7 +164,8 @@ def editions(stories: Sequence[Teaser], config: SiteConfig) -> list[Edition]:
     made = []
     for key, group in groupby(ordered, key=lambda story: story.keys[kind.field]):
         mine = list(group)
-        made.append(Edition(key, kind.term_name(key, config), kind.path(key), mine, len(mine), edition_time(key)))
+        made.append(Edition(key, term_name(mine[0], kind, key, config), kind.path(key), mine, len(mine),
+                            edition_time(key)))
     return made
 
 

@@ -12,7 +12,7 @@ from ..content.authors import Author
 from ..content.config import SiteConfig
 from ..content.images import ImageFile
 from ..content.models import ManifestFile, Page
-from ..render.kinds import Declared, declared_terms
+from ..render.story_terms import Declared, declared_terms
 from ..render.teaser import Teaser
 
 SITE_TOML = "content/site.toml"  # what a site-wide output's findings point at

@@ -10,11 +10,10 @@ from ..content.config import SiteConfig
 from ..content.models import Page
 from ..render.authors import author_page
 from ..render.formats import to_json
-from ..render.kinds import KINDS
 from ..render.story_view import StoryView
 from ..render.structured import SEARCH_PATH
 from ..render.teaser import Teaser
-from .lists import editions, front_editions, listings, newest_first, term_counts
+from .lists import editions, front_editions, indexes, listings, newest_first, term_counts
 from .outputs import SITE_TOML, Output, Site, output_file, producer
 
 SCHEMA_PATH = "schema/story.schema.json"
@@ -29,14 +28,15 @@ def page_output(page: Page) -> str:
 
 @producer()
 def front_and_lists(site: Site) -> Iterator[Output]:
-    """The front page (the newest editions), the editions page, and every page of every list."""
+    """The front page (the newest editions, and the terms of the kinds it lists), the index page of each kind,
+    and every page of every term."""
     config, stories, declared = site.config, site.stories, site.declared
-    all_editions = editions(stories, config)
     links = page_links(site.pages)
     yield Output("index.html", SITE_TOML, "index.html", {
-        "editions": front_editions(all_editions, config.front_page_size), "pages": links,
+        "editions": front_editions(editions(stories, config), config.front_page_size), "pages": links,
         "terms": term_counts(stories, config, declared)})
-    yield Output(output_file(KINDS["edition"].prefix), SITE_TOML, "editions.html", {"editions": all_editions})
+    for index in indexes(stories, config, declared):
+        yield Output(output_file(index.kind.prefix), SITE_TOML, index.kind.index, {"index": index})
     about = {"author": {slug: author_page(author, config) for slug, author in site.authors.items()}}
     for listing in listings(stories, config, declared, about):
         yield Output(output_file(listing.path), SITE_TOML, listing.kind.template, {"listing": listing})

@@ -6,7 +6,8 @@ import datetime as dt
 from collections.abc import Iterable, Iterator, Sequence
 
 from ..render.dates import moment
-from ..render.kinds import LIST_KINDS, terms_of
+from ..content.kinds import PAGED
+from ..render.story_terms import terms_of
 from ..render.ledger import manifest_path
 from ..render.structured import SEARCH_PATH
 from ..render.teaser import Teaser
@@ -42,7 +43,7 @@ def page_lastmods(stories: Sequence[Teaser], files: Iterable[str]) -> dict[str, 
     newest: dict[str, str] = {}  # by the URL path of the pages showing it: "/stories/<key>/", "/beats/<slug>/", ...
     for story in stories:
         changed = modified(story)
-        folders = [story.path, *(kind.path(term) for kind in LIST_KINDS for term in terms_of(story, kind)),
+        folders = [story.path, *(kind.path(term) for kind in PAGED for term in terms_of(story, kind)),
                    *(manifest_path(i) for i in story.cited_manifest_ids)]
         for folder in folders:
             newest[folder] = max(newest.get(folder, changed), changed)
