@@ -117,19 +117,21 @@ def test_two_pages_with_one_url_are_an_lp011_in_check(site: Path):
 
 def test_the_generated_names_are_those_a_build_writes(site: Path):
     """LP011's list of what a build writes at the top of the output stays true to the build: a story of every
-    kind (an author), with an image, writes every one of them."""
+    kind (an author, a tag, a series), with an image, writes every one of them."""
     import io
 
     from PIL import Image
 
     from generator.content.kinds import GENERATED_FOLDERS, SITE_FILES
-    from tests.conftest import STORY, STORY_PATH
+    from tests.conftest import SITE_TOML, STORY, STORY_PATH
 
     png = io.BytesIO()
     Image.new("RGB", (40, 20)).save(png, "PNG")
     write_tree(site, {"content/authors/ana.md": "---\nname: Ana\n---\n", "content/images/a.png": png.getvalue(),
+                      "content/site.toml": SITE_TOML + '\n[series]\nbusway = "The busway"\n',
                       STORY_PATH: STORY.replace("trust: confirmed\n", 'trust: confirmed\nauthors: ["ana"]\n'
-                                                'image: {src: "a.png", alt: "A dark field", credit: "Ana"}\n')})
+                                                'image: {src: "a.png", alt: "A dark field", credit: "Ana"}\n'
+                                                'tags: ["Transit"]\nseries: busway\n')})
     assert run("build", "--root", str(site)).exit_code == 0
     written = {path.name for path in (site / "public").iterdir()} - {"terms"}  # terms/: the fixture's page
     assert written == SITE_FILES | GENERATED_FOLDERS

@@ -79,6 +79,13 @@ KINDS_TABLE = (
     Kind("author", "authors", "Author", "authors.slug", many=True, required=False, declared="authors",
          description="Every story by {name}, newest first.", feed="Stories by {name} in {site}.",
          template="author.html", front_page=True),
+    Kind("tag", "tags", "Tag", "terms.tag.slug", front="tags", many=True, required=False,
+         description="Every story tagged {name}, newest first.", feed="Stories tagged {name} in {site}.",
+         template="tag.html", order="name"),
+    Kind("series", "series", "Series", "terms.series.slug", front="series", required=False, declared="series",
+         title="{name}", description="The {name} series: its {count} {stories}, in the order to read them.",
+         paginated=False, feed="The newest parts of the {name} series of {site}.", template="series.html",
+         oldest_first=True),
 )
 KINDS = {kind.name: kind for kind in KINDS_TABLE}
 PAGED = tuple(kind for kind in KINDS_TABLE if kind.pages)  # the kinds with pages
