@@ -16,7 +16,7 @@ from pathlib import Path
 
 from generator.desk.recheck import SiteChecks
 from generator.engine import Options
-from generator.engine.check import check_site
+from generator.engine.site_check import check_site
 from generator.engine.inputs import Run
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))

@@ -99,7 +99,7 @@ def hugo_binary(venv: Path) -> Path:
 
 
 def pagefind_binary() -> Path:
-    """The binary the build runs (engine/search.py asks the `pagefind` package the same way)."""
+    """The binary the build runs (engine/indexing.py asks the `pagefind` package the same way)."""
     try:
         from pagefind.service import get_executable
     except ImportError:

@@ -150,7 +150,7 @@ def site(tmp_path: Path) -> Path:
 @pytest.fixture
 def stories_read(monkeypatch: pytest.MonkeyPatch) -> list[str]:
     """The story files the engine reads (parses and checks) in this process from now on, by path as shown."""
-    from generator.engine import check
+    from generator.engine import site_check as check
 
     read: list[str] = []
     original = check.read_story

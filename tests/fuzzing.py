@@ -74,7 +74,7 @@ def check_and_build(files: dict[str, str | bytes | None]) -> None:
     """The base site with `files` laid over it, checked and built in memory; every finding printed as the
     command line prints it (text and JSON), every output encoded. Raises only on a bug."""
     from generator.engine import Memory, Options, build
-    from generator.engine.check import check_site
+    from generator.engine.site_check import check_site
     from generator.engine.inputs import Run
 
     root = Path(tempfile.mkdtemp(prefix="fuzz-site-"))

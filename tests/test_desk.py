@@ -24,7 +24,7 @@ from generator.desk.errors import DeskError
 from generator.desk.site import Desk
 from generator.desk.tools import TOOLS
 from generator.engine import Options
-from generator.engine.check import check_site
+from generator.engine.site_check import check_site
 from generator.engine.inputs import Run
 from tests.commands import ledgerpress
 from tests.conftest import MANIFEST_A, SITE_TOML, STORY, STORY_PATH, add_uncited_line, base_files, demo_copy, write_tree
@@ -405,7 +405,7 @@ def test_a_site_whose_stories_folder_is_a_symbolic_link_is_not_written_through_i
 
 def test_a_link_to_a_large_file_is_refused_as_a_link(tmp_path: Path):
     """The desk reads no story through a symbolic link, whatever the link leads to."""
-    from generator.desk.stories import _read
+    from generator.desk.drafts import _read
 
     (tmp_path / "big.md").write_bytes(b"x" * (MAX_TEXT + 1))
     (tmp_path / "story.md").symlink_to(tmp_path / "big.md")

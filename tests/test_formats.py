@@ -45,11 +45,11 @@ from generator.render.story_view import (
     Term,
     Verify,
 )
-from generator.render.authors import AuthorView
+from generator.render.bylines import AuthorView
 from generator.render.sections import Paragraph, SectionView
-from generator.render.corrections import CorrectionView
-from generator.render.images import ImageView, RenditionView
-from generator.render.ledger import verify_view as _verify
+from generator.render.correction_views import CorrectionView
+from generator.render.image_views import ImageView, RenditionView
+from generator.render.ledger_rows import verify_view as _verify
 from generator.render.teaser import Teaser, as_fields, teaser_data
 from generator.render.templates import Renderer
 from generator.site.feeds import make_feed

@@ -29,7 +29,7 @@ def test_no_generated_input_gives_a_traceback(kind: str):
 @settings(max_examples=300, deadline=None)
 @given(st.text(max_size=80), st.text(max_size=40))
 def test_the_preview_parses_any_path_and_host(target: str, host: str):
-    from generator.serve.http import site_key
+    from generator.serve.preview_server import site_key
 
     key = site_key("/" + target)
     assert key is None or ".." not in key.split("/")
@@ -41,7 +41,7 @@ _SERVERS: list = []
 
 
 def _server():
-    from generator.serve.http import PreviewServer
+    from generator.serve.preview_server import PreviewServer
     from generator.serve.live import Live
 
     if not _SERVERS:

@@ -16,7 +16,7 @@ from lxml import html
 from PIL import Image
 
 from generator.cli import cli
-from generator.content.images import read_image
+from generator.content.image_files import read_image
 from tests.conftest import STORY, STORY_PATH, build_in_memory, write_tree
 from tests.test_site import story_file
 

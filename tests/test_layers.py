@@ -80,3 +80,13 @@ def test_no_function_takes_more_than_six_parameters_without_a_reason_beside_it()
                 if count > 6 and "# (" not in said:
                     wide.append(f"{path.relative_to(PACKAGE)}:{node.lineno} {node.name} ({count} parameters)")
     assert wide == []
+
+
+def test_every_module_name_says_its_role_once():
+    """No two modules of the generator share a file name (pages.py thrice, images.py four times, told apart
+    only by their folders): each name says what its module does."""
+    names: dict[str, list[str]] = {}
+    for path in PACKAGE.rglob("*.py"):
+        if path.name not in ("__init__.py", "__main__.py"):
+            names.setdefault(path.name, []).append(str(path.relative_to(PACKAGE)))
+    assert {name: paths for name, paths in names.items() if len(paths) > 1} == {}

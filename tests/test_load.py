@@ -8,7 +8,7 @@ import pytest
 import yaml
 
 from generator.content.load import load_content, load_manifest, load_story
-from generator.content.manifests import KnownManifest, ManifestChanged
+from generator.content.manifest_files import KnownManifest, ManifestChanged
 from generator.content.source import parse_yaml, read_bounded, split_front_matter
 from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
 

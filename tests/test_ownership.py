@@ -689,7 +689,7 @@ def test_on_a_file_system_without_hard_links_a_link_of_the_user_s_is_carried_as_
     copies into public/ what the link points to outside it."""
     import errno
 
-    from generator.output.files import link_or_copy
+    from generator.output.whole_files import link_or_copy
 
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
@@ -708,7 +708,7 @@ def test_on_a_file_system_without_hard_links_a_link_of_the_user_s_is_carried_as_
 
 def test_link_or_copy_puts_the_link_in_place_of_a_file_there(tmp_path: Path):
     """A file at the path is replaced by the link, not written through: its other names keep their bytes."""
-    from generator.output.files import link_or_copy
+    from generator.output.whole_files import link_or_copy
 
     (tmp_path / "source").write_text("new\n")
     (tmp_path / "old").write_text("old\n")
@@ -723,7 +723,7 @@ def test_link_or_copy_puts_the_link_in_place_of_a_file_there(tmp_path: Path):
 def test_a_page_is_written_new_only_where_nothing_is_and_never_through_a_link(tmp_path: Path):
     """The second tree holds hard links to the live site's files: a page made again at such a path is put in
     its place by a rename, never written into the file the live site shares (nor through a symbolic link)."""
-    from generator.output.files import write_new
+    from generator.output.whole_files import write_new
 
     live = tmp_path / "live.html"
     live.write_bytes(b"live page")

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from generator.analysis.related import RelatedIndex, related_all
+from generator.analysis.related_index import RelatedIndex, related_all
 from generator.analysis.similarity import features
 
 WORDS = [f"{stem}{suffix}" for stem in ("harbour", "council", "ferry", "budget", "school", "clinic", "bridge",

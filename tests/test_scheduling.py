@@ -112,7 +112,7 @@ def test_check_counts_scheduled_stories_and_checks_them(site: Path):
 
 def test_the_demo_holds_a_story_scheduled_after_its_last_edition():
     from generator.engine import Options
-    from generator.engine.check import check_site
+    from generator.engine.site_check import check_site
     from generator.engine.inputs import Run
 
     checked = check_site(Run(Path(__file__).resolve().parent.parent,

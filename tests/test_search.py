@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 
 from generator.cli import cli
-from generator.engine import search as engine_search
+from generator.engine import indexing as engine_search
 from generator.engine.scratch import clear_leftovers
 from generator.site import search
 from generator.site.search import (

@@ -19,11 +19,11 @@ from pathlib import Path
 import pytest
 
 from generator.engine import Options
-from generator.engine.check import check_site
+from generator.engine.site_check import check_site
 from generator.engine.inputs import Run
 from generator.output.media import content_type
 from generator.serve import Preview
-from generator.serve.http import site_key
+from generator.serve.preview_server import site_key
 from tests.conftest import STORY_PATH, base_files, write_tree
 
 STORY_URL = "/stories/2026-11-21/council-funds-the-quay-street-busway/"
@@ -467,7 +467,7 @@ def test_only_requests_for_the_preview_s_own_address_are_answered(shared: Previe
 
 
 def test_bound_to_every_interface_any_ip_address_is_its_own():
-    from generator.serve.http import PreviewServer
+    from generator.serve.preview_server import PreviewServer
     from generator.serve.live import Live
 
     server = PreviewServer("0.0.0.0", 0, Live())
@@ -480,7 +480,7 @@ def test_bound_to_every_interface_any_ip_address_is_its_own():
 
 
 def test_connections_past_the_limit_get_a_503_and_threads_stay_bounded(shared: Preview):
-    from generator.serve.http import MAX_CONNECTIONS
+    from generator.serve.preview_server import MAX_CONNECTIONS
 
     before = threading.active_count()
     idle = [socket.create_connection(shared.server.server_address[:2], timeout=WAIT) for _ in range(MAX_CONNECTIONS)]

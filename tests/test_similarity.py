@@ -12,8 +12,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from generator.analysis.minhash import CandidateIndex, bands, sketch
-from generator.analysis.related import RelatedIndex
-from generator.analysis.repeats import Dated, repeats
+from generator.analysis.related_index import RelatedIndex
+from generator.analysis.repeat_index import Dated, repeats
 from generator.analysis.similarity import (
     _BASE,
     _MIX,
@@ -237,7 +237,7 @@ def test_a_kept_repeat_index_takes_new_texts_but_not_new_times():
     another time (its place in the order moves) makes the build index everything again."""
     import pickle
 
-    from generator.analysis.repeats import RepeatIndex
+    from generator.analysis.repeat_index import RepeatIndex
 
     items = [Dated("a.md", NOON, FERRY), Dated("b.md", NOON + dt.timedelta(days=2), FERRY_OTHER)]
     kept = pickle.loads(pickle.dumps(RepeatIndex(items, 0.6)))

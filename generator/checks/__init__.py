@@ -7,17 +7,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal, TypeVar
 
-from ..analysis.repeats import Repeat
-from ..content.authors import Author
+from ..analysis.repeat_index import Repeat
+from ..content.author_files import Author
 from ..content.body import Body
 from ..content.config import SiteConfig, toml_line
 from ..content.findings import Finding, close_match, did_you_mean
-from ..content.images import ImageFile
+from ..content.image_files import ImageFile
 from ..content.models import ManifestFile, Page, Story, StoryBrief, StoryFile
 
 Scope = Literal["load", "story", "body", "text", "manifest", "site"]
 
-Made = TypeVar("Made")
+Derived = TypeVar("Derived")
 
 
 @dataclass(frozen=True)
@@ -78,7 +78,7 @@ class SiteIndex:
         for story in sorted(self.stories, key=lambda s: s.path):
             self.by_key.setdefault(story.key, story)
 
-    def derive(self, key: tuple, make: Callable[[], Made]) -> Made:
+    def derive(self, key: tuple, make: Callable[[], Derived]) -> Derived:
         """What `make` gives, made once per check run under `key` (what several rules derive from one story)."""
         if key not in self.derived:
             self.derived[key] = make()

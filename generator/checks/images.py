@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from ..content.findings import Finding, close_match, did_you_mean
-from ..content.images import safe_src
+from ..content.image_files import safe_src
 from ..content.models import ImageUse, StoryBrief
 from . import SiteIndex, rule
 

@@ -13,7 +13,7 @@ from .. import __version__
 from .build import build
 from .check import check
 from .init import init
-from .manifests import manifest_group, manifests_group
+from .manifest_commands import manifest_group, manifests_group
 from .mcp import mcp_command
 from .new import new
 from .publish import publish_command

@@ -45,7 +45,7 @@ def mcp_command(root: Path, port: int | None, allow_write: bool, allow_build: bo
 
 
 def _serve_http(desk: Desk, port: int, allowed: str) -> None:
-    from ..desk.http import listening, serve_http
+    from ..desk.streamable_http import listening, serve_http
 
     try:
         sock = listening(port)

@@ -10,11 +10,11 @@ from typing import Any
 
 from .config import CONFIG_NAME, SiteConfig, load_config
 from .findings import Finding
-from .manifests import load_manifest
+from .manifest_files import load_manifest
 from .models import ManifestFile, Page, Story, StoryFile
-from .pages import load_page, page_files
+from .plain_pages import load_page, page_files
 from .source import readable, top_folder
-from .stories import load_story, story_files
+from .story_files import load_story, story_files
 
 
 @dataclass

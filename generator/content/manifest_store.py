@@ -18,7 +18,7 @@ from .cites import CITE
 from .config import ManifestsTable
 from .findings import Finding
 from .load import Content
-from .manifests import load_manifest
+from .manifest_files import load_manifest
 from .models import ID_PATTERN, ManifestFile
 
 TOKEN_VARIABLE = "LEDGERPRESS_MANIFEST_TOKEN"

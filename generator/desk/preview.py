@@ -16,7 +16,7 @@ from ..content.layout import CACHE_DIR
 from ..engine import Folder, Options
 from ..engine import build as build_site
 from ..engine.scratch import running
-from ..output.files import write_whole
+from ..output.whole_files import write_whole
 from .checking import finding_out
 from .paths import story_path
 from .schemas import BuildOut, PreviewOut

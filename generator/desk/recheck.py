@@ -6,9 +6,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from ..engine.check import check_key, check_site, learned
+from ..engine.site_check import check_key, check_site, learned
 from ..engine.inputs import Prior, Run, SiteInputs
-from ..engine.options import Options
+from ..engine.build_options import Options
 from ..engine.memo import Memo, load_memo
 from ..engine.state import State, content_digests, scan, settle
 

@@ -12,7 +12,7 @@ from ..checks import RULES
 from ..checks.rulebook import explained
 from .calls import Journal, door
 from .errors import DeskError
-from .rules import guide_pages, rules_listing, site_facts
+from .explain_rule import guide_pages, rules_listing, site_facts
 from .site import Desk
 from .tools import argument_models, register
 

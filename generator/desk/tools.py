@@ -15,13 +15,13 @@ from pydantic import BaseModel, Field, create_model
 
 from .calls import guarded
 from .checking import check_text
-from .manifests import MAX_LIMIT, ManifestQuery, get_manifest, list_manifests
+from .manifest_search import MAX_LIMIT, ManifestQuery, get_manifest, list_manifests
 from .paths import SHAPE
 from .preview import build, preview_url
-from .rules import explain_rule
+from .explain_rule import explain_rule
 from .schemas import BuildOut, CheckResult, ManifestDetail, ManifestPage, PreviewOut, RuleOut, StoryText, Written
 from .site import Desk
-from .stories import draft_story, read_story, update_story
+from .drafts import draft_story, read_story, update_story
 from ..content.new_story import StoryAsked
 
 StoryPath = Annotated[str, Field(description=f"The story file: {SHAPE}.", max_length=200)]

@@ -2,7 +2,7 @@
 is made from) changed, and those the output store no longer holds. Every caller builds through one call:
 `build(root, Folder(out) or Memory(), Options(...)) -> Report`."""
 
-from .options import Options
+from .build_options import Options
 from .report import Report
 from .run import Folder, Memory, build
 

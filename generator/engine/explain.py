@@ -11,11 +11,11 @@ from ..checks.alignment import ClaimRef, Place, aligned
 from ..content.body import parse_body
 from ..content.config import CONFIG_NAME, load_config
 from ..content.findings import Finding
-from ..content.manifests import load_manifest
+from ..content.manifest_files import load_manifest
 from ..content.limits import MAX_STORY_BYTES
 from ..content.models import Story
 from ..content.source import read_bounded
-from ..content.stories import load_story, story_files
+from ..content.story_files import load_story, story_files
 
 
 @dataclass(frozen=True)

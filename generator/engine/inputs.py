@@ -12,13 +12,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..checks import Report
-from ..content.authors import Author
+from ..content.author_files import Author
 from ..content.config import SiteConfig
 from ..content.findings import Finding
-from ..content.images import ImageFile
-from ..content.manifests import KnownManifest
+from ..content.image_files import ImageFile
+from ..content.manifest_files import KnownManifest
 from ..content.models import ManifestFile, Page, StoryBrief
-from .options import Options
+from .build_options import Options
 from .pool import default_jobs
 from .records import ImageRecord, ManifestRecord, StoryRecord
 

@@ -21,8 +21,8 @@ from pathlib import Path
 from ..analysis.similarity import Features
 from ..content.layout import CACHE_DIR, file_digest, key_of
 from ..output.record import file_stamp
-from ..output.files import write_whole
-from .records import ImageRecord, Made, ManifestRecord, PageRecord, Rendered, SearchRecord, StoryRecord
+from ..output.whole_files import write_whole
+from .records import ImageRecord, MadeFrom, ManifestRecord, PageRecord, Rendered, SearchRecord, StoryRecord
 
 FORMAT = b"ledgerpress-memo-9\n"
 KEY_NAME = "memo-key"
@@ -39,7 +39,7 @@ class Memo:
     manifests: dict[str, ManifestRecord] = field(default_factory=dict)  # by path as shown
     stories: dict[str, StoryRecord] = field(default_factory=dict)       # by path as shown
     pages: dict[str, PageRecord] = field(default_factory=dict)          # by output path
-    site: str = ""                 # the fingerprint of what site outputs are made from (engine/pages.py) ...
+    site: str = ""                 # the fingerprint of what site outputs are made from (engine/site_outputs.py) ...
     reads: dict[str, str] = field(default_factory=dict)  # ... but the story outputs they read, by path: digest
     repeats: dict | None = None    # LP040's RepeatIndex.snapshot()
     related: dict | None = None    # the RelatedIndex.snapshot(), with every story's related stories
@@ -52,7 +52,7 @@ class Memo:
     # What each story's variants were last made from, by path: the preview's next build compares a story's job
     # with it instead of taking the job's fingerprint again. Not saved (a job is as large as its fingerprint is
     # small), so a build from a loaded memo takes every job's fingerprint.
-    made: dict[str, Made] = field(default_factory=dict, repr=False, compare=False)
+    made: dict[str, MadeFrom] = field(default_factory=dict, repr=False, compare=False)
 
     def teaser(self, story: str) -> bytes:
         """The teaser of a story whose record came from a shard of this memo (its Rendered holds None)."""

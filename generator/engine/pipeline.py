@@ -14,8 +14,8 @@ from jinja2 import TemplateError
 
 from ..content.config import SiteConfig
 from ..content.findings import Finding
-from ..content.images import ImageChanged
-from ..content.manifests import ManifestChanged
+from ..content.image_files import ImageChanged
+from ..content.manifest_files import ManifestChanged
 from ..output.store import OutputStore
 from ..render.navigation import navigation
 from ..render.story_job import StoryJob
@@ -23,11 +23,11 @@ from ..render.teaser import Teaser
 from ..render.templates import Renderer, template_finding
 from ..site import LAST, Output, Site
 from ..site.search import SHARDS
-from .check import check_site, learned
+from .site_check import check_site, learned
 from .fingerprint import qualified_name
 from .inputs import Run, SiteInputs
 from .memo import Memo
-from .pages import (
+from .site_outputs import (
     PageMaking,
     collisions,
     make_outputs,
@@ -38,7 +38,7 @@ from .pages import (
 )
 from .read import Spill, StoryChanged
 from .records import PageRecord, Rendered, SearchRecord, StoryRecord
-from .search import holds_all, make_search, search_plan
+from .indexing import holds_all, make_search, search_plan
 from .stories import (
     STORY_TEMPLATES,
     Making,

@@ -19,13 +19,13 @@ from ..content.cites import cited_ids
 from ..content.config import SiteConfig
 from ..content.findings import SourceMap
 from ..content.layout import file_digest
-from ..content.images import ImageFile
+from ..content.image_files import ImageFile
 from ..content.limits import MAX_STORY_BYTES
 from ..content.models import FrontMatter, ImageUse, ManifestFile, Story
 from ..content.source import front_matter, read_bounded
-from ..content.stories import load_story
+from ..content.story_files import load_story
 from ..render.sections import SectionView, section_rows, sections_of
-from ..output.files import write_all
+from ..output.whole_files import write_all
 from .records import StoryRecord
 from .scratch import clear_leftovers
 

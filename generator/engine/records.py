@@ -8,7 +8,7 @@ from typing import Any, NamedTuple
 
 from ..analysis.similarity import Features
 from ..content.findings import Finding
-from ..content.images import ImageFile
+from ..content.image_files import ImageFile
 from ..content.models import StoryBrief
 from ..render.story_job import StoryJob
 
@@ -33,7 +33,7 @@ class ImageRecord:
     image: ImageFile | str
 
 
-Made = tuple[StoryJob, str, str]  # a story's job, the story templates' digest, the fingerprint of the two
+MadeFrom = tuple[StoryJob, str, str]  # a story's job, the story templates' digest, the fingerprint of the two
 
 
 @dataclass

@@ -22,7 +22,7 @@ from ..output.lock import Locked
 from ..output.look import LiveLook
 from ..output.store import CommitStats, MemoryStore, OutputStore
 from .clock import BadTime, build_time
-from .options import Options
+from .build_options import Options
 from .report import Counts, Report, Scheduled, os_reason
 from .state import State, content_digests, load_state, memo_key, options_key, rescan, save_state, scan, settle
 
@@ -266,7 +266,7 @@ def check(root: Path, force: bool = False, now: dt.datetime | None = None) -> Si
     file whose bytes it read (against the same manifests, site.toml and generator) is not read again. The
     memo is kept apart from the builds' (it holds no outputs); one that cannot be saved costs only the next
     check's head start."""
-    from .check import check_key, check_site, learned
+    from .site_check import check_key, check_site, learned
     from .inputs import Prior, Run
     from .memo import MemoDamaged, load_memo, save_memo
 

@@ -20,7 +20,7 @@ import orjson
 from ..content.findings import Finding, shown_name
 from ..content.layout import CACHE_DIR, PACKAGE, file_digest, is_utf8, key_of, read_upto, template_dirs
 from ..content.limits import MAX_INPUT_BYTES
-from ..output.files import write_whole
+from ..output.whole_files import write_whole
 from ..output.record import intact, load_record
 
 STATE_FILE = "build-state.json"

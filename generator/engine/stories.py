@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 import orjson
 
-from ..analysis.related import RelatedIndex, related_all
+from ..analysis.related_index import RelatedIndex, related_all
 from ..content.config import SiteConfig
 from ..content.layout import file_digest
 from ..output.store import OutputStore, Receipt
@@ -24,7 +24,7 @@ from .fingerprint import fingerprint
 from .memo import Memo, take
 from .pool import run_all
 from .read import Reading, Spill, Spilled, sections_again, spilled_story
-from .records import Made, Rendered, StoryRecord
+from .records import MadeFrom, Rendered, StoryRecord
 
 STORY_TEMPLATES = tuple(f"story.{suffix}" for suffix in Renderer.STORY_VARIANTS)
 RELATED_PER_WORKER = 500  # scoring one story is quick: for fewer a process, starting the process costs more
@@ -117,7 +117,7 @@ def make_story(making: Making, position: int) -> tuple[list[Receipt], Rendered]:
 
 
 def stale_stories(story_list: list[StoryJob], records: Mapping[str, StoryRecord], templates: str,
-                  holds: Callable[[str, str], bool], last: Mapping[str, Made] | None = None) -> list[StoryJob]:
+                  holds: Callable[[str, str], bool], last: Mapping[str, MadeFrom] | None = None) -> list[StoryJob]:
     """The jobs whose variants must be made: those the memo's records do not show made from the same job,
     and those whose outputs the store no longer holds. `last`: what the previous build in this process made
     each story from (the preview's): a job equal to it is known by its fingerprint without taking it again."""

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from ..content.findings import shown_name
 from ..content.layout import CACHE_DIR, file_digest, is_utf8
-from .files import link_or_copy, prune, replace_file, write_file, write_new
+from .whole_files import link_or_copy, prune, replace_file, write_file, write_new
 from .lock import LOCK, OutputLock
 from .look import LiveLook
 from .record import (

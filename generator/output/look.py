@@ -11,7 +11,7 @@ from pathlib import Path
 
 import orjson
 
-from .files import write_all
+from .whole_files import write_all
 from .record import CARRIED, Record, load_record, same
 
 

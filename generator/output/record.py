@@ -11,7 +11,7 @@ from pathlib import Path
 
 import orjson
 
-from .files import write_whole
+from .whole_files import write_whole
 
 FORMAT = "ledgerpress-output-2"
 FORMATS = ("ledgerpress-output-1", FORMAT)  # 1: every tree written out whole

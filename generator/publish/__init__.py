@@ -155,7 +155,7 @@ def target_for(dest: str, endpoint_url: str | None, public: Path) -> Target:
         return S3Target(dest, endpoint_url)
     if endpoint_url:
         raise PublishError("--endpoint-url is for s3:// destinations")
-    from .folder import FolderTarget
+    from .to_folder import FolderTarget
 
     if scheme == "file":
         return FolderTarget(Path(urlsplit(dest).path), public)

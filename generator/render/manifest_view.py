@@ -5,7 +5,7 @@ from __future__ import annotations
 from ..content.config import SiteConfig
 from ..content.models import ManifestFile
 from .dates import iso_z
-from .ledger import manifest_path
+from .ledger_rows import manifest_path
 from .teaser import Teaser
 from .view import View
 

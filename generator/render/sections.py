@@ -10,9 +10,9 @@ from typing import Any
 from ..checks.alignment import Shown, block_sentences
 from ..content.body import Body, render_block
 from ..content.config import SiteConfig
-from ..content.images import ImageFile
+from ..content.image_files import ImageFile
 from ..content.models import ManifestFile, Story
-from .images import img_attributes, renditions
+from .image_views import img_attributes, renditions
 from .view import View
 
 

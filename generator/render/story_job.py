@@ -8,9 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from ..content.authors import Author
-from ..content.images import ImageFile
-from ..content.manifests import KnownManifest
+from ..content.author_files import Author
+from ..content.image_files import ImageFile
+from ..content.manifest_files import KnownManifest
 from ..content.models import ManifestFile
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..content.authors import Author
+from ..content.author_files import Author
 from ..content.config import SiteConfig
 from ..content.kinds import PAGED, Kind, site_tables
 from .dates import shown_time

@@ -11,15 +11,15 @@ from ..checks.alignment import front_alignment, place_rows
 from ..checks.waivers import reasons
 from ..content.config import SiteConfig
 from ..content.findings import counted
-from ..content.images import ImageFile
+from ..content.image_files import ImageFile
 from ..content.models import Story
-from .authors import AuthorView, author_views, byline
-from .corrections import CorrectionView, correction_views, last_changed
+from .bylines import AuthorView, author_views, byline
+from .correction_views import CorrectionView, correction_views, last_changed
 from .dates import iso_z, local_day, shown_time
-from .images import ImageView, image_view
+from .image_views import ImageView, image_view
 from ..content.kinds import KINDS, KINDS_TABLE
 from ..content.slugs import title_slug
-from .ledger import ClaimView, LedgerRow, Verify, ledger_rows, verify_view
+from .ledger_rows import ClaimView, LedgerRow, Verify, ledger_rows, verify_view
 from .sections import SectionView, SentenceView, sentence_views
 from .story_job import StoryJob
 from .view import View

@@ -29,7 +29,7 @@ from ..content.findings import Finding
 from ..content.layout import is_utf8, key_of, template_dirs
 from ..content.limits import MAX_INPUT_BYTES
 from ..content.source import read_bounded
-from .authors import name_separator
+from .bylines import name_separator
 from .dates import ReaderDates, edition_time, unbroken
 from .formats import (
     json_ld,
@@ -44,9 +44,9 @@ from .formats import (
     yaml_ids,
     yaml_scalar,
 )
-from .images import srcset
+from .image_views import srcset
 from ..content.kinds import KINDS
-from .links import absolute_urls
+from .absolute_links import absolute_urls
 from .structured import news_article, profile_page, source_record, website
 
 

@@ -18,10 +18,10 @@ from ..content.findings import Finding
 from ..engine import Memory, Options, build
 from ..engine.pool import default_jobs
 from ..engine.records import SearchRecord
-from ..engine.search import make_search, search_plan
+from ..engine.indexing import make_search, search_plan
 from ..output.store import MemoryStore
 from ..site.outputs import output_file
-from .http import EVERYWHERE, PreviewServer, preview_url
+from .preview_server import EVERYWHERE, PreviewServer, preview_url
 from .live import Live, Snapshot, overlay, reload_script, scheduled_banner
 
 DEBOUNCE_MS, STEP_MS, IDLE_MS = 50, 10, 200

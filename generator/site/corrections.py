@@ -7,7 +7,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 from ..render.dates import iso_z, moment
-from ..render.ledger import manifest_path
+from ..render.ledger_rows import manifest_path
 from ..render.teaser import Teaser
 from .feeds import FEED_SIZE
 from .lists import Pager, paginate

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from ..content.config import SiteConfig
 from ..content.models import ManifestFile
-from ..render.ledger import manifest_path
+from ..render.ledger_rows import manifest_path
 from ..render.manifest_view import manifest_view
 from ..render.teaser import Teaser
 from .outputs import Output, Site, output_file, producer

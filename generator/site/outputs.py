@@ -8,9 +8,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..content.authors import Author
+from ..content.author_files import Author
 from ..content.config import SiteConfig
-from ..content.images import ImageFile
+from ..content.image_files import ImageFile
 from ..content.models import ManifestFile, Page
 from ..render.story_terms import Declared, declared_terms
 from ..render.teaser import Teaser

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from ..content.body import render_markdown
 from ..content.config import SiteConfig
 from ..content.models import Page
-from ..render.authors import author_page
+from ..render.bylines import author_page
 from ..render.formats import to_json
 from ..render.story_view import StoryView
 from ..render.structured import SEARCH_PATH

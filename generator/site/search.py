@@ -3,7 +3,7 @@
 Pagefind has no incremental mode and holds all it indexes in memory, so one index of the whole site would be
 made again for every edit, in memory that grows with the site. The stories are therefore indexed in shards of
 about the square root of their number (shard_size), in order of publication, cut before a story whose key
-hashes to a boundary (an edit, an addition or a removal moves only the cuts near it); engine/search.py runs
+hashes to a boundary (an edit, an addition or a removal moves only the cuts near it); engine/indexing.py runs
 Pagefind over each. The search page merges the shards' indexes (Pagefind's mergeIndex); the first shard, the
 newest stories', is the primary and alone publishes Pagefind's scripts, which every bundle would repeat.
 """

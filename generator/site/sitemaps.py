@@ -8,7 +8,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from ..render.dates import moment
 from ..content.kinds import PAGED
 from ..render.story_terms import terms_of
-from ..render.ledger import manifest_path
+from ..render.ledger_rows import manifest_path
 from ..render.structured import SEARCH_PATH
 from ..render.teaser import Teaser
 from .lists import newest_first

@@ -12,7 +12,7 @@ import yaml
 from generator.checks.support import pool, verdict
 from generator.checks.wording import text_terms
 from generator.engine import Options
-from generator.engine.check import check_site
+from generator.engine.site_check import check_site
 from generator.engine.inputs import Run
 
 HERE = Path(__file__).parent / "calibration"

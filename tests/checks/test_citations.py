@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from generator.engine import Options
-from generator.engine.check import check_site
+from generator.engine.site_check import check_site
 from generator.engine.inputs import Run
 from tests.conftest import MANIFEST_A, STORY, STORY_PATH, base_files, write_tree
 

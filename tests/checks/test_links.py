@@ -6,7 +6,7 @@ from pathlib import Path
 
 from generator.checks.links import raw_html, refused_links
 from generator.engine import Options
-from generator.engine.check import check_site
+from generator.engine.site_check import check_site
 from generator.engine.inputs import Run
 from tests.conftest import STORY, STORY_PATH, base_files, write_tree
 

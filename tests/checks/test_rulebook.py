@@ -15,7 +15,7 @@ from generator.checks import RULES
 from generator.checks.rulebook import explained, markdown, rulebook
 from generator.cli import cli
 from generator.engine import Options
-from generator.engine.check import check_site
+from generator.engine.site_check import check_site
 from generator.engine.inputs import Run
 from tests.checks import test_calibration
 from tests.conftest import build_in_memory, write_tree

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from generator.cli import cli
 from generator.engine import Options
-from generator.engine.check import check_site
+from generator.engine.site_check import check_site
 from generator.engine.inputs import Run
 from tests.conftest import (
     MANIFEST_A,

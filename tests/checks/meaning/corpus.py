@@ -271,7 +271,7 @@ def _iso(value) -> str:
 def check_pack(path: Path, part: str, root: Path) -> list[Case]:
     """Write the pack's site under root, check it, and give each case its findings."""
     from generator.engine import Options
-    from generator.engine.check import check_site
+    from generator.engine.site_check import check_site
     from generator.engine.inputs import Run
     from tests.conftest import write_tree
 

@@ -1,4 +1,4 @@
-"""images/: every image a built story shows, written at each of its widths (render/images.py names them) with
+"""images/: every image a built story shows, written at each of its widths (render/image_views.py names them) with
 Pillow: turned upright by its EXIF orientation, its metadata left behind, WebP where this Pillow writes it."""
 
 from __future__ import annotations
@@ -7,9 +7,9 @@ import io
 from collections.abc import Iterator
 
 from ..content.config import SiteConfig
-from ..content.images import ImageChanged, ImageFile
+from ..content.image_files import ImageChanged, ImageFile
 from ..content.layout import file_digest
-from ..render.images import renditions
+from ..render.image_views import renditions
 from .outputs import Output, Site, producer
 
 QUALITY = 82  # lossy WebP and JPEG: at this quality a chart's text stays sharp, at half a lossless file's size

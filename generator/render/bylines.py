@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from ..content.authors import Author
+from ..content.author_files import Author
 from ..content.body import render_markdown
 from ..content.config import SiteConfig
 from ..content.kinds import KINDS

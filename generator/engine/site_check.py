@@ -12,18 +12,18 @@ import sys
 from collections.abc import Mapping
 
 from .. import __version__
-from ..analysis.repeats import Dated, Earlier, RepeatIndex, site_repeats
+from ..analysis.repeat_index import Dated, Earlier, RepeatIndex, site_repeats
 from ..analysis.similarity import Features
 from ..checks import Report, SiteIndex, run_checks
-from ..content.authors import load_authors
+from ..content.author_files import load_authors
 from ..content.config import CONFIG_NAME, load_config
 from ..content.findings import Finding
-from ..content.images import ImageFile, image_files, read_image
-from ..content.manifests import KnownManifest, load_manifest
+from ..content.image_files import ImageFile, image_files, read_image
+from ..content.manifest_files import KnownManifest, load_manifest
 from ..content.models import ManifestFile, StoryFile
-from ..content.pages import load_page, page_files
+from ..content.plain_pages import load_page, page_files
 from ..content.source import readable, top_folder
-from ..content.stories import story_body, story_files
+from ..content.story_files import story_body, story_files
 from .clock import build_time
 from .inputs import Prior, Run, SiteInputs
 from .memo import Memo, take

@@ -9,7 +9,7 @@ import shutil
 from pathlib import Path
 
 from ..content.findings import counted
-from ..output.files import link_or_copy
+from ..output.whole_files import link_or_copy
 from ..output.folder import never_written
 from ..output.switch import switch
 from ..output.tree import in_the_way

@@ -1,5 +1,5 @@
 """An image as pages show it: the widths it is written at (image_widths, never wider than the file), their
-content-hashed paths under images/, and the attributes of its <img>. site/images.py writes the same files."""
+content-hashed paths under images/, and the attributes of its <img>. site/renditions.py writes the same files."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from collections.abc import Iterable
 from typing import Any, NamedTuple
 
 from ..content.config import SiteConfig
-from ..content.images import FORMATS, ImageFile
+from ..content.image_files import FORMATS, ImageFile
 from ..content.layout import key_of
 from ..content.slugs import slugify
 from .view import View
