@@ -460,12 +460,12 @@ def test_a_story_edited_and_undone_around_a_build_never_leaves_stale_pages(demo:
                                                                           monkeypatch: pytest.MonkeyPatch):
     """The story changes after the build has looked at the site (its scan) and before it reads the story, and
     changes back after: the next build must not take the old look for what it rendered."""
-    import generator.engine.run
+    import generator.engine.destinations
 
     original = (demo / STORY).read_text()
     assert build(demo).returncode == 0
     touch_manifest(demo)  # so that this build reads the story again
-    looked = generator.engine.run.scan
+    looked = generator.engine.destinations.scan
 
     def then_edited(*args):
         found = looked(*args)
@@ -473,7 +473,7 @@ def test_a_story_edited_and_undone_around_a_build_never_leaves_stale_pages(demo:
         return found
 
     with monkeypatch.context() as patch:
-        patch.setattr(generator.engine.run, "scan", then_edited)
+        patch.setattr(generator.engine.destinations, "scan", then_edited)
         assert build(demo).returncode == 0
     (demo / STORY).write_text(original)
     assert build(demo).returncode == 0

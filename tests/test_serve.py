@@ -172,11 +172,11 @@ def test_an_edit_the_watcher_saw_is_built_without_a_look_at_every_file(preview: 
                                                                          monkeypatch: pytest.MonkeyPatch):
     """The watcher names the saved file (by the path the scan knows it by), so only it is read again; a new
     file, which only a whole scan can place, is built too."""
-    import generator.engine.run
+    import generator.engine.destinations
 
-    whole = generator.engine.run.scan
+    whole = generator.engine.destinations.scan
     scans = []
-    monkeypatch.setattr(generator.engine.run, "scan", lambda *args: scans.append(args) or whole(*args))
+    monkeypatch.setattr(generator.engine.destinations, "scan", lambda *args: scans.append(args) or whole(*args))
     events = Events(preview, version=1)
     try:
         edit(site, "on a 9 to 2 vote.", "on a 9 to 2 vote, before dawn.")

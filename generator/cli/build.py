@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from ..engine.build_options import Options
-from ..engine.run import Folder
+from ..engine.destinations import Folder
 from ..engine.run import build as build_site
 from .options import ROOT, build_now, findings_summary, print_findings, require_site
 

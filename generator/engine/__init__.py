@@ -4,6 +4,7 @@ is made from) changed, and those the output store no longer holds. Every caller 
 
 from .build_options import Options
 from .report import Report
-from .run import Folder, Memory, build
+from .destinations import Folder, Memory
+from .run import build
 
 __all__ = ["Folder", "Memory", "Options", "Report", "build"]
