@@ -28,7 +28,10 @@ def site_key(target: str) -> str | None:
     """The output path a request names ('' or 'x/' for folders), or None if it tries to leave the site."""
     if not target.startswith("/") or target.startswith("//"):
         return None
-    raw = urlsplit(target).path
+    try:
+        raw = urlsplit(target).path
+    except ValueError:  # a bracket left open where a host would be: "/\n/[" reads as "//[" once cleaned
+        return None
     if "\\" in raw or "\x00" in raw or "%5c" in raw.lower() or "%00" in raw:
         return None
     try:
