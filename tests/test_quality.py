@@ -83,6 +83,7 @@ def page_types(public: Path) -> dict[str, str]:
         "story": first("stories/*/*/index.html"), "page": first("terms/*/index.html"),
         "story-lead-image": "/" + pictured[0].parent.relative_to(public).as_posix() + "/",
         "author": first("authors/*/index.html"), "corrections": "/corrections/",
+        "series": first("series/*/index.html"), "kind-index": "/tags/",
         "search": "/search/", "404": "/404.html",
     }
     if list(public.glob("manifests/*/index.html")):

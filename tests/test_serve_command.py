@@ -12,7 +12,7 @@ import urllib.error
 import urllib.request
 from pathlib import Path
 
-from tests.commands import LEDGERPRESS, ledgerpress
+from tests.commands import LEDGERPRESS, as_process
 from tests.conftest import base_files, write_tree
 
 WAIT = 30  # seconds: a bound, never a sleep
@@ -32,14 +32,14 @@ def _status(url: str, deadline: float) -> int:
 def test_serve_outside_a_site_says_so_and_exits(tmp_path: Path):
     (tmp_path / "notes.txt").write_text("not a site")
     started = time.monotonic()
-    served = ledgerpress("serve", "--port", "0", cwd=tmp_path)
+    served = as_process("serve", "--port", "0", cwd=tmp_path)
     assert served.returncode == 1 and time.monotonic() - started < WAIT
     assert "no ledgerpress site in this folder" in served.stderr and "ledgerpress init" in served.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # no cache, nothing watched
 
 
 def test_serve_with_a_source_date_epoch_it_cannot_read_says_so_and_exits(site: Path):
-    served = ledgerpress("serve", "--port", "0", cwd=site, env={"SOURCE_DATE_EPOCH": "abc"})
+    served = as_process("serve", "--port", "0", cwd=site, env={"SOURCE_DATE_EPOCH": "abc"})
     assert served.returncode == 2 and "Traceback" not in served.stderr
     assert "Invalid value for SOURCE_DATE_EPOCH: SOURCE_DATE_EPOCH 'abc' is not a whole number" in served.stderr
 
