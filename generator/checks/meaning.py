@@ -6,14 +6,15 @@ absolutes. What differs is a Disagreement: the rule it breaks, where, and a mess
 from __future__ import annotations
 
 import difflib
+import functools
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-from .alignment import Claims, ClaimRef, Place, Sentence, terms
+from .alignment import Claims, ClaimRef, Place, Sentence, rests_on, terms
 from .lexicon import lexicon
 from .quantities import Quantity, When, agrees, comparable, converted, weekday
-from .statements import Entity, Statement, claim_statement, content_stems, read, stem, worth_reading
+from .statements import Entity, Statement, claim_statement, content_stems, plain_words, read, stem, worth_reading
 
 MIN_FRAME = 1.0     # a figure is bound to a claim's when the words near both weigh this much together
 BIND_MARGIN = 1.5   # a figure the same as a claim's is bound to another claim's only this much more surely...
@@ -62,21 +63,31 @@ def disagreements(place: Place, context: Context) -> list[Disagreement]:
         return []
     found: list[Disagreement] = []
     listed = context.claims.listed(place.cited)
+    words = plain_words(place.text)
+    if not worth_reading(place.text, words) and _TELLING.isdisjoint(words) and not any(r.retracted for r in listed):
+        return found  # (what no sentence of it can hold, the place as a whole does not hold either)
     for sentence in place.sentences:
-        if not worth_reading(sentence.text) and not listed:
-            continue
         mine = _sentence(place, sentence, listed, context)
         found.extend(Disagreement(d.code, d.start + sentence.start, d.end + sentence.start, d.message) for d in mine)
     return found
 
 
 def _sentence(place: Place, sentence: Sentence, listed: list[ClaimRef], context: Context) -> list[Disagreement]:
-    claims = sentence.claims
+    words = plain_words(sentence.text)
+    worth = worth_reading(sentence.text, words)
+    if not listed:
+        if not worth:
+            return []
+        claims: tuple[ClaimRef, ...] = ()
+    elif worth or any(ref.retracted for ref in listed) or _may_invent(sentence.text, words):
+        claims = rests_on(sentence, place, context.claims)
+    else:
+        return []
     withdrawn = next((ref for ref in claims if ref.retracted and _states_much(sentence.text, ref, context.claims)), None)
-    if withdrawn is not None and place.kind != "correction" and not _RETRACTION_WORDS.search(sentence.text):
+    if withdrawn is not None and not _RETRACTION_WORDS.search(sentence.text):
         return [_retracted(sentence, withdrawn, withdrawn.manifest_id in context.corrected)]
     invented = _invented(sentence, context) if not claims and place.unit is not None else None
-    if not worth_reading(sentence.text):
+    if not worth:
         return [invented] if invented else []
     said = read(sentence.text, context.known)
     pool = listed or []
@@ -111,15 +122,20 @@ _TELLING = frozenset({"will", "shall", "approved", "adopted", "passed", "decided
                       "merged", "donated", "pledged", "promised", "extended", "expanded", "declared"})
 
 
+def _may_invent(text: str, words: frozenset[str]) -> bool:
+    """Whether a sentence's words (`plain_words`) could make it a fact of its own (`_invented`), before it is
+    aligned."""
+    if text.rstrip().endswith((":", "?")) or _TELLING.isdisjoint(words) or not _POINTING.isdisjoint(words):
+        return False
+    return not _ABOUT_SOURCES.search(text) and _MODAL.isdisjoint(words)
+
+
 def _invented(sentence: Sentence, context: Context) -> Disagreement | None:
     """A sentence that rests on no claim and tells of something done or to be done, in words of its own (two or
     more no source uses), neither hedged, nor about the sources, nor pointing back at what came before: a fact
     the sources do not give ("The award will be paid by the company's insurer.")."""
     text = sentence.text
-    words = [word.lower() for word in _WORD.findall(text)]
-    if text.rstrip().endswith((":", "?")) or not _TELLING.intersection(words) or _POINTING.intersection(words):
-        return None
-    if _ABOUT_SOURCES.search(text) or _MODAL.intersection(words):
+    if not _may_invent(text, plain_words(text)):
         return None
     names = {stem(word.lower()) for word in _WORD.findall(text)[1:] if word[:1].isupper()}
     new = sorted(content_stems(text) - context.spoken - names)  # (a place or a person the site knows is no new fact)
@@ -157,6 +173,14 @@ def _frame(statement: Statement, offset: int, end: int, noun: str = "") -> set[s
     return found
 
 
+@functools.lru_cache(maxsize=1 << 14)
+def _claim_frames(text: str) -> tuple[list[frozenset[str]], list[frozenset[str]]]:
+    """The frame of each figure and of each date of a claim, in order (a claim is read once per process)."""
+    stated = claim_statement(text)
+    return ([frozenset(_frame(stated, other.start, other.end, other.noun)) for other in stated.quantities],
+            [frozenset(_frame(stated, other.start, other.end)) for other in stated.whens])
+
+
 def _bound(frame: set[str], other: set[str], claims: Claims) -> float:
     """How surely two figures are said of the same thing: the distinctive words near both, and twice over
     when they count the same noun."""
@@ -165,17 +189,15 @@ def _bound(frame: set[str], other: set[str], claims: Claims) -> float:
 
 def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef], place: Place,
              context: Context) -> list[Disagreement]:
-    judged = []
+    judged, frames = [], {}
     for quantity in said.quantities:
         if said.quoted(quantity.start) or quantity.derived:
             continue  # a quotation is compared word for word; a share read off two counts, by its counts
-        frame = _frame(said, quantity.start, quantity.end, quantity.noun)
+        frame = frames[quantity] = _frame(said, quantity.start, quantity.end, quantity.noun)
         candidates = []
         for ref in pool:
-            stated = claim_statement(ref.text)
-            for other in stated.quantities:
+            for other, theirs in zip(claim_statement(ref.text).quantities, _claim_frames(ref.text)[0]):
                 if comparable(quantity, other):
-                    theirs = _frame(stated, other.start, other.end, other.noun)
                     bound = _bound(frame, theirs, context.claims) + 0.5 * (ref in aligned)
                     core = _bound({t for t in frame if t[0] != "@"}, theirs, context.claims)
                     candidates.append((bound, agrees(quantity, other), ref, other, frame & theirs, theirs, core))
@@ -184,7 +206,7 @@ def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef
     for quantity, candidates in judged:
         if quantity in swapped:
             continue
-        borrowed = "~" in _frame(said, quantity.start, quantity.end) and sum(
+        borrowed = "~" in frames[quantity] and sum(
             q.unit == quantity.unit for q in said.quantities) > 1  # a row of figures: which is which, its words do not say
         total = re.search(r"\d[\d,.]*\s+of\s+(?:the\s+|its\s+)?$", said.text[max(0, quantity.start - 24):quantity.start])
         if any(c[1] for c in candidates) and (borrowed or total):
@@ -449,11 +471,10 @@ def _whens(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef],
         frame = _frame(said, when.start, when.end)
         candidates = []
         for ref in pool:
-            stated = claim_statement(ref.text)
-            for other in stated.whens:
+            for other, theirs in zip(claim_statement(ref.text).whens, _claim_frames(ref.text)[1]):
                 verdict = _when_agrees(when, other, year)
                 if verdict is not None:
-                    bound = _bound(frame, _frame(stated, other.start, other.end), context.claims) + 0.5 * (ref in aligned)
+                    bound = _bound(frame, theirs, context.claims) + 0.5 * (ref in aligned)
                     candidates.append((bound, verdict, ref, other))
         published = any(_published_agrees(when, day) for day in days)
         titled = any(_when_agrees(when, other, year) for other in context.titled)

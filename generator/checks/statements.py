@@ -5,6 +5,7 @@ A claim is read once per process; a sentence only when it holds something to com
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Mapping
@@ -27,19 +28,26 @@ _JOINS = frozenset({"but", "while", "whereas", "although", "though", "however", 
                     "who", "whose", "where", "when", "because", "as", "than", "so", "that", "if", "unless",
                     "whether"})  # ("since", "after", "until": mostly before a date, which belongs to its clause)
 _QUOTE = re.compile(r"[\"“”]([^\"“”]{1,2000})[\"“”]|(?<![\w’'])[‘']([^‘’'\n]{2,2000}?)[’'](?![\w‘’'])")
-_MARKS = re.compile(r"[\d\"“”‘’]|\w [A-Z]")
+_MARKS = re.compile(r"[\d\"“”‘’]")
+_NAMED = re.compile(r" [A-Z]")
+_PLAIN = re.compile(r"[a-z]+(?:[-'][a-z]+)*")
 _TRAILING = frozenset({"up", "down", "rising", "falling", "dropping", "climbing", "declining", "compared", "higher",
                        "lower"})
 _NUMBERS = frozenset("two three four five six seven eight nine ten twelve twenty fifty hundred".split())
 _LINKS = frozenset({"of", "for", "and", "&", "de", "la", "van", "von", "der", "du", "le"})  # inside a name
 
 
-def worth_reading(text: str) -> bool:
+def plain_words(text: str) -> frozenset[str]:
+    """A text's words, lower-cased, as the word lists match them (every word of lexicon.yaml is plain ASCII)."""
+    return frozenset(_PLAIN.findall(text.lower().replace("’", "'")))
+
+
+def worth_reading(text: str, words: frozenset[str] | None = None) -> bool:
     """Whether a sentence holds anything the meaning checks compare: a digit, a quotation mark, a capitalised
-    word after the first, or a word of lexicon.yaml."""
-    if _MARKS.search(text):
-        return True
-    return not lexicon().marked.isdisjoint(_TOKEN.findall(text.lower()))
+    word after a word, or a word of lexicon.yaml (`words`: its `plain_words`, when already found)."""
+    if _MARKS.search(text) or any(m.start() and text[m.start() - 1].isalnum() for m in _NAMED.finditer(text)):
+        return True  # (a capital after a word, not after a sentence's end: "the Harbor Board")
+    return not lexicon().marked.isdisjoint(plain_words(text) if words is None else words)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -110,24 +118,32 @@ class Statement:
 
     def clause_at(self, offset: int) -> int:
         """The clause of the token at or before this offset."""
-        found = 0
-        for token in self.tokens:
-            if token.start > offset:
-                break
-            found = token.clause
-        return found
+        at = bisect.bisect_right(self._starts, offset)
+        return self.tokens[at - 1].clause if at else 0
+
+    @functools.cached_property
+    def _starts(self) -> list[int]:
+        return [token.start for token in self.tokens]
+
+    @functools.cached_property
+    def _nearby(self) -> tuple[list[int], list[Token]]:
+        """The tokens a figure may be said of (`_near`), and where each starts."""
+        found = [token for token in self.tokens if _near(token.word)]
+        return [token.start for token in found], found
 
     def named_before(self, offset: int) -> set[str]:
         """The name written last before a place in the sentence ("Port Avery ... got 9.8 inches"): what a figure
         there is most likely said of, as "@" and the stems of its words."""
         run: list[Token] = []
-        for token in self.tokens:
+        last = -2
+        for i, token in enumerate(self.tokens):
             if token.start >= offset:
                 break
             if token.text[:1].isupper() and token.word not in _FUNCTION and token.word not in _BREAKS:
-                if run and self.tokens.index(run[-1]) != self.tokens.index(token) - 1:
+                if i != last + 1:
                     run = []
                 run.append(token)
+                last = i
         return {"@" + stem(t.word.removesuffix("'s")) for t in run}
 
     def quoted(self, offset: int) -> bool:
@@ -138,9 +154,9 @@ class Statement:
         a figure or date there is said of; when its clause has none, all the text's (a table's cell is said of
         its row)."""
         clause = self.clause_at(offset)
-        before = [t for t in self.tokens if t.start < offset and _near(t.word)]
-        after = [t for t in self.tokens if t.start >= end and _near(t.word)]
-        own_before = [t for t in before if t.clause == clause][-size:]
+        starts, nearby = self._nearby
+        before, after = nearby[:bisect.bisect_left(starts, offset)], nearby[bisect.bisect_left(starts, end):]
+        own_before = [t for t in before[::-1] if t.clause == clause][:size]
         own_after = [t for t in after if t.clause == clause][:size]
         if own_before or own_after:
             return {_term(t) for t in (*own_before, *own_after)}
@@ -167,8 +183,13 @@ def _content(word: str) -> bool:
 
 def content_stems(text: str) -> frozenset[str]:
     """The stems of a text's words that are not stop words or numbers: what alignment compares."""
-    return frozenset(stem(word) for word in _TOKEN.findall(text.lower().replace("’", "'"))
-                     if word not in _STOP and _content(word))
+    found = frozenset(map(_content_stem, _TOKEN.findall(text.lower().replace("’", "'"))))
+    return found - {""} if "" in found else found
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _content_stem(word: str) -> str:
+    return stem(word) if word not in _STOP and _content(word) else ""
 
 
 @functools.lru_cache(maxsize=1 << 14)

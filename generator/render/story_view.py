@@ -222,7 +222,7 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
     waivers = [Waiver(code=code, rule=rule, reason=reason) for code, rule, reason in reasons(meta.waive)]
     writers = author_views(meta.authors, authors or {}, config)
     lead, pictures = _images(story, images or {}, shown, config)
-    front = front_alignment(story, manifests, [section.title for section in sections if section.title])
+    front, claims = front_alignment(story, manifests, [section.title for section in sections if section.title])
     facts = [place for place in front if place.kind == "key fact"]
     return StoryView(
         view_version=VIEW_VERSION, title=meta.title, description=meta.description, slug=story.slug,
@@ -234,9 +234,9 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
         trust_line=f"{trust.name} · {counted(sources, 'source')} · {newsroom.name} · "
                    f"Published {shown_time(iso_z(published), config.timezone, config.date_format)}",
         image=lead, images=pictures, corrections=correction_views(story),
-        key_facts=[KeyFactView(text=f.text, labels=f.labels, cites=f.cites, sentences=sentence_views(place_rows(place)))
+        key_facts=[KeyFactView(text=f.text, labels=f.labels, cites=f.cites, sentences=sentence_views(place_rows(place, claims)))
                    for f, place in zip(meta.key_facts, facts)],
-        alignment=[AlignedView(place=place.kind, text=place.text, sentences=sentence_views(place_rows(place)))
+        alignment=[AlignedView(place=place.kind, text=place.text, sentences=sentence_views(place_rows(place, claims)))
                    for place in front if place.kind != "key fact"],
         sections=sections, unresolved=list(meta.unresolved),
         decision_card=DecisionCardView(**card.model_dump()) if card else None,
