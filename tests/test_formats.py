@@ -34,6 +34,7 @@ from generator.render.formats import (
     yaml_scalar,
 )
 from generator.render.story_view import (
+    AlignedView,
     ClaimView,
     DecisionCardView,
     KeyFactView,
@@ -46,7 +47,7 @@ from generator.render.story_view import (
     Verify,
 )
 from generator.render.authors import AuthorView
-from generator.render.sections import Paragraph, SectionView
+from generator.render.sections import ClaimRefView, Paragraph, SectionView, SentenceView
 from generator.render.corrections import CorrectionView
 from generator.render.images import ImageView, RenditionView
 from generator.render.ledger import verify_view as _verify
@@ -277,7 +278,10 @@ def story(t: list[str]) -> StoryView:
         images=[IMAGE.model_copy(update={"alt": t[22], "caption": t[23], "credit": t[21]})],
         corrections=[CorrectionView(number=1, anchor="correction-1", date="2026-11-22", text=t[22],
                                     manifest_id="1000000000000000001")],
-        key_facts=[KeyFactView(text=t[9], labels=[t[10]], cites=["1000000000000000001"])],
+        key_facts=[KeyFactView(text=t[9], labels=[t[10]], cites=["1000000000000000001"],
+                               sentences=[SentenceView(text=t[9], claims=[ClaimRefView(
+                                   manifest_id="1000000000000000001", claim_id="2000000000000000011")])])],
+        alignment=[AlignedView(place="description", text=t[5], sentences=[SentenceView(text=t[5], claims=[])])],
         sections=[SectionView(title="The vote", anchor="the-vote", paragraphs=[Paragraph(
             kind="paragraph", markdown="A paragraph. [cites: 1000000000000000001]", html="<p>A paragraph.</p>",
             cites=["1000000000000000001"], sentences=[])])],
