@@ -165,12 +165,19 @@ def _retracted(sentence: Sentence, ref: ClaimRef, corrected: bool) -> Disagreeme
 # --- figures -------------------------------------------------------------------------------------------------
 
 def _frame(statement: Statement, offset: int, end: int, noun: str = "") -> set[str]:
-    """The words a figure or date is said of: the content words nearest it in its clause, and ("=" and its stem)
-    the noun it counts."""
+    """The words a figure or date is said of: the content words nearest it in its clause, ("=" and its stem) the
+    noun it counts, and (">from", ">to") the end of a change it is: "from $612 to $654" is not "from $654 to
+    $612", whatever the order of the words."""
     found = statement.window(offset, end) | statement.named_before(offset)
     for word in noun.split():
         found |= {stem(word), "=" + stem(word)}
+    role = _ROLE.search(statement.text, max(0, offset - 24), offset)
+    if role is not None:
+        found.add(">" + role[1].lower())
     return found
+
+
+_ROLE = re.compile(r"\b(from|to)\s+(?:[a-z]+\s+)?$", re.I)
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -184,7 +191,8 @@ def _claim_frames(text: str) -> tuple[list[frozenset[str]], list[frozenset[str]]
 def _bound(frame: set[str], other: set[str], claims: Claims) -> float:
     """How surely two figures are said of the same thing: the distinctive words near both, and twice over
     when they count the same noun."""
-    return sum(1.0 if term[0] in "=@" else claims.weight(term) for term in frame & other if term != "~")
+    return sum(1.0 if term[0] in "=@" else 2.0 if term[0] == ">" else claims.weight(term)
+               for term in frame & other if term != "~")
 
 
 def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef], place: Place,
@@ -199,7 +207,7 @@ def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef
             for other, theirs in zip(claim_statement(ref.text).quantities, _claim_frames(ref.text)[0]):
                 if comparable(quantity, other):
                     bound = _bound(frame, theirs, context.claims) + 0.5 * (ref in aligned)
-                    core = _bound({t for t in frame if t[0] != "@"}, theirs, context.claims)
+                    core = _bound({t for t in frame if t[0] not in "@>"}, theirs, context.claims)
                     candidates.append((bound, agrees(quantity, other), ref, other, frame & theirs, theirs, core))
         judged.append((quantity, candidates))
     found, swapped = _swaps(judged)
@@ -677,7 +685,9 @@ def _named(statement: Statement, outside_quotes: bool = False, clause: int | Non
 # company" may be any business, whatever its name ends in.
 _GOVERNMENT = frozenset({"city", "council", "county", "state", "government", "administration", "mayor", "borough",
                          "municipality", "town", "department", "ministry", "agency", "authority", "office",
-                         "commission"})
+                         "commission", "board", "committee"})
+_UMBRELLAS = frozenset({"city", "county", "state", "government", "administration", "municipality", "town", "borough",
+                        "company", "firm", "district"})  # (what any of its bodies may be called)
 _BUSINESS = frozenset({"company", "firm", "corporation", "corp", "inc", "ltd", "llc", "plc", "group", "labs",
                        "holdings", "partners", "ventures", "industries", "technologies", "systems", "co", "brands",
                        "enterprises", "bank", "airline", "airlines", "insurer", "developer", "contractor", "landlord",
@@ -707,8 +717,11 @@ def _same(mine: list[Entity], theirs: list[Entity], text: str = "") -> bool:
     words = set().union(*(entity.words for entity in theirs)) | set(_normal(text))
     if any(entity.words & words for entity in mine):
         return True
-    mine_kinds = _bodies(set().union(*(_kind_word(e) for e in mine)))
-    theirs_kinds = _bodies(set().union(*(_kind_word(e) for e in theirs)))
+    mine_words, theirs_words = set().union(*map(_kind_word, mine)), set().union(*map(_kind_word, theirs))
+    if all(e.generic for e in (*mine, *theirs)) and mine_words and theirs_words and not (
+            mine_words & theirs_words) and not (mine_words | theirs_words) & _UMBRELLAS:
+        return False  # (a board is not an authority, though the city may be either)
+    mine_kinds, theirs_kinds = _bodies(mine_words), _bodies(theirs_words)
     if mine_kinds & theirs_kinds:
         return True  # (a city's department is the city; "the company" may be any business)
     generic = any(e.generic for e in mine) or any(e.generic for e in theirs)
@@ -858,8 +871,8 @@ def _flipped(said: Statement, index: int, clause, refs: list[ClaimRef]) -> Disag
             if len(words) >= MIN_CLAUSE and len(shared) >= 0.25 * min(len(clause.stems), len(other.stems)):
                 near.append((len(shared), shared, ref, other, stated))
     for name, side in clause.senses.items():
-        if not side:
-            continue
+        if not side or name == "approval" and _SOME_OF.match(said.text, _clause_span(said, index)[0]):
+            continue  # ("two council members voted against" what the council approved: some of it, not its decision)
         opposite = [n for n in near if n[3].senses.get(name) == -side and _same_subject(name, said, index, n[4], n[3])]
         same = [n for n in near if n[3].senses.get(name) == side]
         if not opposite:
@@ -898,6 +911,8 @@ def _year(term: str) -> bool:
 
 
 _SUBJECT_BOUND = ("result", "comparison")
+_SOME_OF = re.compile(r"\W*(?:the\s+|only\s+)?(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                      r"several|some|many|few|a\s+few|most|half)\b", re.I)
 
 
 def _same_subject(name: str, said: Statement, index: int, stated: Statement, other) -> bool:
