@@ -102,6 +102,9 @@ def rests_on(sentence: Sentence, place: Place, claims: Claims) -> tuple[ClaimRef
     return sentence.claims
 
 
+_claim_terms = functools.lru_cache(maxsize=1 << 14)(terms)  # (a claim is cited by many stories)
+
+
 def story_claims(story: Story, manifests: Mapping[str, ManifestFile]) -> Claims:
     refs: dict[str, list[ClaimRef]] = {}
     for entry in story.meta.ledger:
@@ -114,7 +117,7 @@ def story_claims(story: Story, manifests: Mapping[str, ManifestFile]) -> Claims:
         ordered = sorted(manifest.claims, key=lambda claim: claim.id not in listed)
         refs[entry.manifest] = [ClaimRef(entry.manifest, claim.id, claim.text, manifest.title, claim.id in listed,
                                          withdrawn or claim.retracted) for claim in ordered]
-    found_terms = {(ref.manifest_id, ref.claim_id): terms(ref.text) for refs_of in refs.values() for ref in refs_of}
+    found_terms = {(ref.manifest_id, ref.claim_id): _claim_terms(ref.text) for refs_of in refs.values() for ref in refs_of}
     counts: dict[str, int] = {}
     for refs_of in refs.values():
         for ref in refs_of:
