@@ -437,7 +437,11 @@ def _round(value: float, like: Quantity) -> str:
 
 
 def _elsewhere(quantity: Quantity, place: Place, context: Context) -> Disagreement | None:
-    """A figure stated only by a claim the ledger does not list (LP027), or only by another manifest's claim."""
+    """A figure stated only by a claim the ledger does not list (LP027), or only by another manifest's claim. A
+    hedged figure is not taken for another claim's on its value alone ("about 60%" of a sum the reporter works
+    out is not the turnout of 61.7%)."""
+    if quantity.hedge:
+        return None
     claims = context.claims
     for ref in claims.unlisted(place.cited):
         if any(comparable(quantity, other) and agrees(quantity, other) for other in claim_statement(ref.text).quantities):
@@ -487,14 +491,14 @@ def _whens(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef],
         published = any(_published_agrees(when, day) for day in days)
         titled = any(_when_agrees(when, other, year) for other in context.titled)
         hint = lambda other: f"{other.text}, as the claim dates it"  # noqa: E731
-        if any(c[1] for c in candidates):
+        if when.kind == "year" and titled:
+            problem = None  # the year a source's title is about ("crime statistics, calendar year 2025")
+        elif any(c[1] for c in candidates):
             problem = None if "~" in frame else _judge(when, candidates, hint)
         else:
             best = max(candidates, key=lambda c: c[0], default=None)
             problem = None
             need = MIN_BIND if published or titled else MIN_FRAME  # a date a title or a publication gives: surely bound
-            if when.kind == "year" and titled:
-                best = None  # the year a source's title is about ("crime statistics, calendar year 2025")
             if best is not None and best[0] >= need and not (published and _speech(said, when)):
                 problem = _changed(when.text, when.start, when.end, best, hint(best[3]))
             elif not published and not titled and when.kind not in ("season", "time"):
@@ -1008,6 +1012,8 @@ def _superlatives(said: Statement, pool: list[ClaimRef], place: Place, context: 
         for group, (text, at) in marks.items() if not (meta and kind == "absolute") else ():
             if any(group in _marks(ref.text, kind) for ref in pool):
                 continue
+            if kind == "superlative" and group in (1, 2) and _bounded(said, pool, "under" if group == 1 else "least"):
+                continue  # "the longest input it accepts, 256,000 tokens": the claim's "up to 256,000 tokens"
             if kind == "absolute" and text.lower().startswith("unanim") and any(_TALLY.search(r.text) for r in pool):
                 continue  # a vote of 5-0 is unanimous
             unlisted = next((ref for ref in context.claims.unlisted(place.cited) if group in _marks(ref.text, kind)), None)
@@ -1019,6 +1025,13 @@ def _superlatives(said: Statement, pool: list[ClaimRef], place: Place, context: 
                                       f"{'a superlative' if kind == 'superlative' else 'an absolute'} only where a "
                                       "cited claim states it"))
     return found
+
+
+def _bounded(said: Statement, pool: list[ClaimRef], hedge: str) -> bool:
+    """Whether a figure of the sentence is one a claim gives as a limit ("up to 256,000": the most; "at least
+    40": the fewest): the sentence's superlative then names that limit."""
+    return any(other.hedge == hedge and comparable(mine, other) and agrees(mine, other)
+               for mine in said.quantities for ref in pool for other in claim_statement(ref.text).quantities)
 
 
 def _marks(text: str, kind: str) -> dict:

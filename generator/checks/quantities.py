@@ -221,12 +221,13 @@ def _inside(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
 
 
 _LABEL = re.compile(r"(?<![\w.])([A-Z][a-z]+)\.? $")  # "Route 14", "Chapter 11", "No. 5": a name, not a count
+_TALLY_AFTER = re.compile(r"[-–]\d")  # ("the Rams 104-98": a score, not a name)
 
 
 def _quantity(text: str, figure, span: tuple[int, int]) -> Quantity:
     start, end = span
     unit, value = figure.unit, float(figure.value if figure.value is not None else figure.core)
-    if unit == "" and not figure.scaled and not _UNIT_AFTER.match(text, end) and (
+    if unit == "" and not figure.scaled and not _UNIT_AFTER.match(text, end) and not _TALLY_AFTER.match(text, end) and (
             label := _LABEL.search(text, max(0, start - 16), start)) and (
             label[1].lower() not in _MONTH_NUMBERS and label[1].lower() not in _STOP and start > label.start() > 0):
         return Quantity(start, end, text[start:end], value, "label:" + label[1].lower())

@@ -20,9 +20,9 @@ from .quantities import FUNCTION as _FUNCTION, Quantity, When, quantities
 _STEMMER = snowballstemmer.stemmer("english")
 _STOP = frozenset(get_stop_words("en")) | {"said", "says", "also", "would", "will", "per", "cent", "percent"}
 
-# Numbers whole (12,500 and 3.2 are one token), words with their inner hyphens and apostrophes, and the marks
-# that end a clause.
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:[-'’][^\W_]+)*|[^\W_]+|[;:,()\[\]\u2014\u2013?!]")
+# Numbers whole (12,500 and 3.2 are one token), words with their inner hyphens, apostrophes and digits (NO2 is
+# no 'no'), and the marks that end a clause.
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_][^\W_]*(?:[-'’][^\W_]+)*|[^\W_]+|[;:,()\[\]\u2014\u2013?!]")
 _BREAKS = frozenset(";:,()[]\u2014\u2013?!")
 _JOINS = frozenset({"but", "while", "whereas", "although", "though", "however", "and", "or", "which",
                     "who", "whose", "where", "when", "because", "as", "than", "so", "that", "if", "unless",
