@@ -267,7 +267,7 @@ def _crossed(first: list, second: list):
     into_a = next((c[0] for c in second if c[3] is a[3]), None)
     if into_b is None or into_a is None:
         return None
-    margin = 2.5 if a[2] is b[2] else SWAP_MARGIN  # (two figures of one claim: told apart less surely)
+    margin = 2.0 if a[2] is b[2] else SWAP_MARGIN  # (two figures of one claim: told apart less surely)
     if into_b > a[0] and into_a > b[0] and (into_b - a[0]) + (into_a - b[0]) >= margin:
         return (b[2], b[3]), (a[2], a[3])
     return None

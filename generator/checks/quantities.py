@@ -25,7 +25,7 @@ till upon within without against toward towards across along around behind beyon
 then else because while whereas although though whether be is am are was were been being have has had having do
 does did done will would shall should can could may might must also just very too quite rather such some any
 each both either neither other another own same more most much many few several lot lots one's said says say
-told per cent percent not no""".split())
+told per cent percent not no figure figures""".split())  # ("the figure was 19.7%": says nothing of what)
 _STOP = FUNCTION
 
 # The units a figure may carry (a word or symbol after it), as pint names. "degrees" alone is either scale.
@@ -265,8 +265,8 @@ def _noun(text: str, end: int) -> str:
         return ""
     found = []
     for word in re.split(r"[ -]", match[1].lower()):
-        if word in _STOP:
-            break
+        if word in _STOP or len(word) >= 5 and word.endswith("ed"):
+            break  # ("24.8% received an A": a verb, no noun counted)
         found.append(word)
     return " ".join(found)
 

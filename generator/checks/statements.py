@@ -24,6 +24,7 @@ _STOP = frozenset(get_stop_words("en")) | {"said", "says", "also", "would", "wil
 # no 'no'), and the marks that end a clause.
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_][^\W_]*(?:[-'’][^\W_]+)*|[^\W_]+|[;:,()\[\]\u2014\u2013?!]")
 _BREAKS = frozenset(";:,()[]\u2014\u2013?!")
+_OPENERS = frozenset({"at", "in", "for", "among", "across", "on", "by", "within", "outside", "inside"})
 _JOINS = frozenset({"but", "while", "whereas", "although", "though", "however", "and", "or", "which",
                     "who", "whose", "where", "when", "because", "as", "than", "so", "that", "if", "unless",
                     "whether"})  # ("since", "after", "until": mostly before a date, which belongs to its clause)
@@ -332,13 +333,14 @@ def _tokens(text: str) -> list[Token]:
     """The text's tokens, each with the clause it is in: a clause ends at a mark (; : , ( ) — ? !) or before a
     word that joins clauses (but, while, which...)."""
     tokens: list[Token] = []
-    clause, opened = 0, False
+    clause, opened, first = 0, False, 0  # (first: where the clause begins, in tokens)
     for match in _TOKEN.finditer(text):
         raw = match[0]
         word = raw.lower().replace("’", "'")
         if word in _BREAKS:
-            if opened:
-                clause, opened = clause + 1, False
+            # (a comma after a short opening phrase ends no clause: "At state schools, 19.7% passed")
+            if opened and not (word == "," and tokens[first].word in _OPENERS and len(tokens) - first <= 4):
+                clause, opened, first = clause + 1, False, len(tokens) + 1
             tokens.append(Token(raw, word, match.start(), clause))
             continue
         if not opened and word in _TRAILING and tokens and tokens[-1].word == ",":
@@ -346,7 +348,7 @@ def _tokens(text: str) -> list[Token]:
             tokens[-1] = Token(tokens[-1].text, ",", tokens[-1].start, clause)
             opened = True
         if word in _JOINS and opened and not (word in ("and", "or") and _joins_words(text, match.end())):
-            clause, opened = clause + 1, False
+            clause, opened, first = clause + 1, False, len(tokens)
         tokens.append(Token(raw, word, match.start(), clause))
         opened = True
     return tokens
