@@ -229,8 +229,10 @@ def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef
             if problem is not None and problem.code == "LP031" and _derived(quantity, said, pool, candidates, context.claims,
                                                                               place.kind in _HEADLINES):
                 problem = None
-        else:  # a small count ("two documents") is judged only against a claim's count of the same thing
-            problem = _unmatched(quantity, [c for c in candidates if any(t[0] == "=" for t in c[4])], place, context)
+        else:  # a small count ("two documents") is judged only against a claim's count of the same thing, or
+            # one the words around both say is it ("17 were taken to hospital": "11 of whom were taken to hospital")
+            problem = _unmatched(quantity, [c for c in candidates if any(t[0] == "=" for t in c[4])
+                                            or c[6] >= MIN_BIND], place, context)
         if problem is not None:
             found.append(problem)
     return found
@@ -333,8 +335,9 @@ def _judge(said: Quantity | When, candidates: list, hint) -> Disagreement | None
         return None  # (a small count is bound to another only by the noun it counts)
     if len(best) > 6 and closest is not None and best[6] < closest[6] + BIND_MARGIN:
         return None  # (bound to another claim's figure only by a name near both: "beat the Rams 104-98")
-    if closest is not None and (best[0] < closest[0] + BIND_MARGIN or closest[2] is best[2]):
-        return None  # (two figures of one claim, "9.5%, up from 8.1%", are not told apart by their words)
+    if closest is not None and (best[0] < closest[0] + BIND_MARGIN or closest[2] is best[2] and (
+            len(best) < 7 or best[6] < closest[6] + 2 * BIND_MARGIN)):
+        return None  # (two figures of one claim, "9.5%, up from 8.1%", are told apart only by the words of one)
     return _changed(said.text, said.start, said.end, best, hint(best[3]))
 
 
@@ -948,7 +951,8 @@ def _opposed(said: Statement, index: int, clause, other, ref: ClaimRef, combined
         what = "a negation the claim does not make" if sign < 0 else "no negation where the claim has one"
         return Disagreement("LP033", start, end, f"the sentence has {what} ({ref.named}: \"{_short(ref.text)}\"): "
                             "expected what the claim states, not its opposite")
-    if sign == other_sign and _about(clause, other) and _overstated(said, clause, stated) and not any(
+    if sign == other_sign and _about(clause, other) and (_overstated(said, clause, stated) or _modal_dropped(
+            said, index, stated, stated.clauses.index(other))) and not any(
             _about(clause, c) and not c.possible and not c.intends for r in combined if r is not ref
             for c in claim_statement(r.text).clauses):
         done = any(c.done for c in said.clauses)
@@ -957,6 +961,17 @@ def _opposed(said: Statement, index: int, clause, other, ref: ClaimRef, combined
                             f"{'possible or proposed' if stated.possible else 'intended'} ({ref.named}: "
                             f"\"{_short(ref.text)}\"): expected the claim's hedge (may, could, proposes, plans)")
     return None
+
+
+_MAYBE, _SURELY = frozenset({"may", "might", "could", "possibly", "perhaps"}), frozenset({"will", "shall", "must"})
+
+
+def _modal_dropped(said: Statement, index: int, stated: Statement, other: int) -> bool:
+    """A clause that says "will" or "must" where the claim clause it matches says "may" or "could", and none of
+    its words of possibility ("the agency will seek a court order" for "may seek")."""
+    mine = {t.word for t in said.tokens if t.clause == index}
+    theirs = {t.word for t in stated.tokens if t.clause == other}
+    return bool(mine & _SURELY) and bool(theirs & _MAYBE) and not mine & _MAYBE
 
 
 def _overstated(said: Statement, clause, stated: Statement) -> bool:

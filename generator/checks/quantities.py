@@ -74,6 +74,11 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "week": ("weeks", "week"),
     "month": ("months", "month"),
     "year": ("years", "year", "yrs"),
+    "microgram / meter ** 3": ("micrograms per cubic metre", "micrograms per cubic meter", "µg/m³", "µg/m3",
+                               "μg/m³", "μg/m3", "ug/m3"),
+    "milligram / meter ** 3": ("milligrams per cubic metre", "milligrams per cubic meter", "mg/m³", "mg/m3"),
+    "milligram / liter": ("milligrams per litre", "milligrams per liter", "mg/l"),
+    "microgram / liter": ("micrograms per litre", "micrograms per liter", "µg/l", "μg/l", "ug/l"),
 }
 _SURFACE = {surface: unit for unit, surfaces in _UNITS.items() for surface in surfaces}
 # Case matters for single letters: 35C is Celsius, 35c is not; "m" is metres only spaced and lower-case (35m is
@@ -283,6 +288,9 @@ def _hedge(text: str, start: int) -> str:
     return ""
 
 
+_PERCENT_AFTER = re.compile(r"[ \u00a0-](?:percent|per cent|%)(?!\w)", re.I)
+
+
 def _worded(text: str, words: frozenset[str], taken: list[tuple[int, int]]) -> list[Quantity]:
     """Counts and shares written in words: "seven", "a dozen", "half", "a third", "three in four"."""
     found: list[Quantity] = []
@@ -328,6 +336,8 @@ def _worded(text: str, words: frozenset[str], taken: list[tuple[int, int]]) -> l
         unit = ""
         if (after_unit := _UNIT_AFTER.match(text, end)) and (surface := (after_unit[1] or "").lower()) in _SURFACE:
             unit, end = _SURFACE[surface], after_unit.end()
+        elif percent := _PERCENT_AFTER.match(text, end):  # "Sixty percent"
+            unit, end = "%", percent.end()
         found.append(Quantity(match.start(), end, text[match.start():end], float(value), unit, _noun(text, end),
                               _hedge(text, match.start()), words=True))
     return found
