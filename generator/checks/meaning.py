@@ -5,6 +5,7 @@ absolutes. What differs is a Disagreement: the rule it breaks, where, and a mess
 
 from __future__ import annotations
 
+import dataclasses
 import difflib
 import functools
 import re
@@ -95,7 +96,7 @@ def _sentence(place: Place, sentence: Sentence, listed: list[ClaimRef], context:
         lambda: _quotes(said, claims, place, context),
         lambda: _figures(said, claims, pool, place, context),
         lambda: _whens(said, claims, pool, place, context),
-        lambda: _senses(said, claims, pool),
+        lambda: _senses(said, claims, pool, place.kind == "table row"),
         lambda: _actors(said, claims, pool, place, context),
         lambda: _superlatives(said, pool, place, context),
     ]
@@ -818,13 +819,18 @@ def _attributed(said: Statement, refs: list[ClaimRef], context: Context) -> Disa
 
 # --- senses: negation, opposites, certainty ------------------------------------------------------------------
 
-def _senses(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef]) -> list[Disagreement]:
+def _senses(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef], row: bool = False) -> list[Disagreement]:
+    """Each clause's sense against the claim clauses it speaks of; a table row's cells are one statement
+    ("French; 2,115; up 9%": the "up" is said of French)."""
     refs = list(aligned) or pool
     if not refs:
         return []
     combined = list(aligned)  # what one claim proposes, another may say was done
     found = []
+    whole = set().union(*(clause.stems for clause in said.clauses)) if row else set()
     for index, clause in enumerate(said.clauses):
+        if row and clause.senses and sum(t[0] != "#" for t in clause.stems) < MIN_CLAUSE:  # (a cell: "up 9%")
+            clause = dataclasses.replace(clause, stems=whole)
         problem = _turned(said, index) or _flipped(said, index, clause, [*aligned, *(r for r in pool if r not in aligned)])
         if problem is None and len(clause.stems) >= MIN_CLAUSE:
             match = _matching_clause(clause, refs) or _matching_clause(clause, pool)
