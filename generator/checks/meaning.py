@@ -1003,7 +1003,7 @@ def _close(clause, other, both: bool = False) -> bool:
     """Whether two clauses say nearly the same: most of the shorter one's words (of each, with `both`) shared."""
     shared = len(clause.stems & other.stems)
     sizes = (len(clause.stems), len(other.stems))
-    return shared >= 2 and shared >= 0.6 * (max(sizes) if both else min(sizes))
+    return shared >= 2 and shared >= 0.55 * (max(sizes) if both else min(sizes))
 
 
 def _clause_span(said: Statement, index: int) -> tuple[int, int]:

@@ -309,11 +309,11 @@ def _superlative(lowered: list[str], i: int, length: int, words: Lexicon) -> boo
     if word in ("only", "sole", "lone"):
         return before in ("the", "its", "their", "his", "her", "our") and after[:1].isalpha()
     if word == "all":
+        if after == "of" and before not in ("they", "we", "you", "it", "them", "these", "those", "both"):
+            return (lowered[i + 2] if i + 2 < len(lowered) else "") in ("the", "its", "their", "his", "her")
         if before in ("they", "we", "you", "it", "them", "these", "those", "both", "of", "across", "among", "in",
                       "for", "from", "with"):
             return False  # "they all point the same way", "24.8% of all entries": a set already given
-        if after == "of":
-            return (lowered[i + 2] if i + 2 < len(lowered) else "") in ("the", "its", "their", "his", "her")
         return after not in ("that", "this", "these", "those", "it", "them", "but", "", ",", "along", "over", "told",
                              "around", "the") and before != "at"
     if word == "every":
