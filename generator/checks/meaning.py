@@ -87,7 +87,7 @@ def _sentence(place: Place, sentence: Sentence, listed: list[ClaimRef], context:
     withdrawn = next((ref for ref in claims if ref.retracted and _states_much(sentence.text, ref, context.claims)), None)
     if withdrawn is not None and not _RETRACTION_WORDS.search(sentence.text):
         return [_retracted(sentence, withdrawn, withdrawn.manifest_id in context.corrected)]
-    invented = _invented(sentence, context) if not claims and place.unit is not None else None
+    invented = _invented(sentence, claims, context) if place.unit is not None else None
     if not worth:
         return [invented] if invented else []
     said = read(sentence.text, context.known)
@@ -120,7 +120,7 @@ _TELLING = frozenset({"will", "shall", "approved", "adopted", "passed", "decided
                       "banned", "built", "bought", "sold", "voted", "announced", "paid", "raised", "cut", "added",
                       "asked", "imposed", "required", "introduced", "suspended", "cancelled", "canceled", "delayed",
                       "appointed", "resigned", "arrested", "charged", "fined", "sued", "acquired",
-                      "merged", "donated", "pledged", "promised", "extended", "expanded", "declared"})
+                      "merged", "donated", "pledged", "promised", "extended", "expanded", "declared", "issued"})
 
 
 def _may_invent(text: str, words: frozenset[str]) -> bool:
@@ -131,18 +131,22 @@ def _may_invent(text: str, words: frozenset[str]) -> bool:
     return not _ABOUT_SOURCES.search(text) and _MODAL.isdisjoint(words)
 
 
-def _invented(sentence: Sentence, context: Context) -> Disagreement | None:
-    """A sentence that rests on no claim and tells of something done or to be done, in words of its own (two or
-    more no source uses), neither hedged, nor about the sources, nor pointing back at what came before: a fact
-    the sources do not give ("The award will be paid by the company's insurer.")."""
+def _invented(sentence: Sentence, claims: tuple[ClaimRef, ...], context: Context) -> Disagreement | None:
+    """A sentence that tells of something done or to be done, in words of its own, neither hedged, nor about the
+    sources, nor pointing back at what came before: a fact the sources do not give ("The award will be paid by
+    the company's insurer."). It rests on no claim and says two or more things no source says, or rests on
+    claims only by a name and one word and says three ("The county has also imposed a curfew in Port Avery")."""
     text = sentence.text
     if not _may_invent(text, plain_words(text)):
         return None
     names = {stem(word.lower()) for word in _WORD.findall(text)[1:] if word[:1].isupper()}
-    new = sorted(content_stems(text) - context.spoken - names)  # (a place or a person the site knows is no new fact)
-    if len(new) < 2:
+    stems = content_stems(text)
+    new = sorted(stems - context.spoken - names)  # (a place or a person the site knows is no new fact)
+    shared = (stems - names) & set().union(*(context.claims.terms[(r.manifest_id, r.claim_id)] for r in claims))
+    if len(new) < 2 or claims and (len(shared) > 1 or len(new) < 3):
         return None
-    return Disagreement("LP032", 0, len(text), f"the sentence rests on no claim of the manifests cited, and says what "
+    rests = "rests on no claim of the manifests cited" if not claims else "shares almost nothing with the claims"
+    return Disagreement("LP032", 0, len(text), f"the sentence {rests}, and says what "
                         f"none of the sources says (not in them: {', '.join(new[:6])}): expected a claim that states "
                         "it, cited, or the sentence left out")
 
