@@ -5,13 +5,13 @@ absolutes. What differs is a Disagreement: the rule it breaks, where, and a mess
 
 from __future__ import annotations
 
-import dataclasses
 import difflib
 import functools
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
+from ..content.limits import MAX_SENTENCE_CHARS
 from .alignment import Claims, ClaimRef, Place, Sentence, rests_on, terms
 from .lexicon import lexicon
 from .quantities import Quantity, When, agrees, comparable, converted, weekday
@@ -74,6 +74,10 @@ def disagreements(place: Place, context: Context) -> list[Disagreement]:
 
 
 def _sentence(place: Place, sentence: Sentence, listed: list[ClaimRef], context: Context) -> list[Disagreement]:
+    if len(sentence.text) > MAX_SENTENCE_CHARS:  # (what a reader cannot take in, the checks do not read closely either)
+        return [Disagreement("LP032", 0, 1, f"the sentence is {len(sentence.text):,} characters long, and the checks "
+                             f"compare sentences of at most {MAX_SENTENCE_CHARS:,} with their claims: expected it split "
+                             "into sentences")]
     words = plain_words(sentence.text)
     worth = worth_reading(sentence.text, words)
     if not listed:
@@ -834,7 +838,7 @@ def _senses(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef]
     whole = set().union(*(clause.stems for clause in said.clauses)) if row else set()
     for index, clause in enumerate(said.clauses):
         if row and clause.senses and sum(t[0] != "#" for t in clause.stems) < MIN_CLAUSE:  # (a cell: "up 9%")
-            clause = dataclasses.replace(clause, stems=whole)
+            clause = replace(clause, stems=whole)
         problem = _turned(said, index) or _flipped(said, index, clause, [*aligned, *(r for r in pool if r not in aligned)])
         if problem is None and len(clause.stems) >= MIN_CLAUSE:
             match = _matching_clause(clause, refs) or _matching_clause(clause, pool)
