@@ -8,10 +8,11 @@ from __future__ import annotations
 import difflib
 import functools
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
-from ..content.limits import MAX_SENTENCE_CHARS
+from ..content.limits import MAX_SENTENCE_CHARS, MAX_STORY_FIGURES
 from .alignment import Claims, ClaimRef, Place, Sentence, rests_on, terms
 from .lexicon import lexicon
 from .quantities import Quantity, When, agrees, comparable, converted, weekday
@@ -55,6 +56,7 @@ class Context:
     titled: list[When] = field(default_factory=list)  # the dates and years its manifests' titles give
     spoken: frozenset[str] = frozenset()               # the words its sources use (stems), titles too
     corrected: frozenset[str] = frozenset()            # the manifests its corrections name
+    figures: int = 0                                   # how many figures its sentences have shown so far
 
 
 def disagreements(place: Place, context: Context) -> list[Disagreement]:
@@ -94,7 +96,14 @@ def _sentence(place: Place, sentence: Sentence, listed: list[ClaimRef], context:
     invented = _invented(sentence, claims, context) if place.unit is not None else None
     if not worth:
         return [invented] if invented else []
+    if context.figures > MAX_STORY_FIGURES:
+        return []  # (past the limit, which its first sentence past it reports, a story is not read further)
     said = read(sentence.text, context.known)
+    context.figures += len(said.quantities)
+    if context.figures > MAX_STORY_FIGURES:
+        return [Disagreement("LP031", 0, 1, f"the story holds more than {MAX_STORY_FIGURES:,} figures, and the "
+                             "checks compare at most that many with their claims (this sentence is past them): "
+                             "expected the figures in a table of a manifest, cited, or the story split")]
     pool = listed or []
     checks: list[Callable[[], list[Disagreement]]] = [
         lambda: _quotes(said, claims, place, context),
@@ -220,11 +229,11 @@ def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef
                     candidates.append((bound, agrees(quantity, other), ref, other, frame & theirs, theirs, core))
         judged.append((quantity, candidates))
     found, swapped = _swaps(judged)
+    units = Counter(q.unit for q in said.quantities)
     for quantity, candidates in judged:
         if quantity in swapped:
             continue
-        borrowed = "~" in frames[quantity] and sum(
-            q.unit == quantity.unit for q in said.quantities) > 1  # a row of figures: which is which, its words do not say
+        borrowed = "~" in frames[quantity] and units[quantity.unit] > 1  # a row of figures: which is which, its words do not say
         total = re.search(r"\d[\d,.]*\s+of\s+(?:the\s+|its\s+)?$", said.text[max(0, quantity.start - 24):quantity.start])
         if any(c[1] for c in candidates) and (borrowed or total):
             problem = None  # (the 17 of "11 of 17" is a total, said of what the 11 is)
@@ -251,7 +260,8 @@ def _swaps(judged: list) -> tuple[list[Disagreement], set]:
     """Two figures of a sentence exchanged: each is the value of a claim's figure, and each is said of what the
     other's claim figure is said of ("property tax 22% and sales tax 38%" where the claims say 38% and 22%)."""
     found, swapped = [], set()
-    for i, (first, first_candidates) in enumerate(judged):
+    judged = [(quantity, candidates) for quantity, candidates in judged if any(c[1] for c in candidates)]
+    for i, (first, first_candidates) in enumerate(judged):  # (each of a swap is some claim figure's value)
         for second, second_candidates in judged[i + 1:]:
             if first in swapped or second in swapped or first.unit != second.unit or first.value == second.value:
                 continue
@@ -356,6 +366,9 @@ def _changed(text: str, start: int, end: int, candidate, hint: str) -> Disagreem
                         f"'{other.text}' ({ref.named}: \"{_short(ref.text)}\"): expected {hint}")
 
 
+MAX_WORKED = 32  # figures in one sentence past which none is taken for worked out from others
+
+
 def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidates: list, claims: Claims,
              headline: bool = False) -> bool:
     """A figure the reporter worked out from two of the claims' (a sum, a difference, a share of one in the other,
@@ -363,6 +376,8 @@ def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidat
     claim's figure of its kind that says otherwise."""
     if any(_strict(quantity, c[3]) and c[6] >= MIN_BIND for c in candidates):
         return False  # said of what a claim figure measures (its words, not only a name near it)
+    if len(said.quantities) > MAX_WORKED:  # each figure against each pair of the others: a table row of 1,000
+        return False                     # figures took hours (docs/security.md bounds a story's time)
     restated = _restated(quantity, said)
     if restated is not None:  # "48%, or nearly half": the share is that figure's, nothing worked out
         return agrees(quantity, restated)
@@ -608,17 +623,19 @@ def _quotes(said: Statement, aligned: tuple[ClaimRef, ...], place: Place, contex
     return found
 
 
-def _normal(text: str) -> list[str]:
-    return [word.lower().replace("’", "'") for word in _WORD.findall(text)]
+@functools.lru_cache(maxsize=1 << 14)
+def _normal(text: str) -> tuple[str, ...]:
+    """A text's words as quotations are compared (claims are compared with every quotation of a story)."""
+    return tuple(word.lower().replace("’", "'") for word in _WORD.findall(text))
 
 
-def _fragments(text: str) -> list[list[str]]:
+def _fragments(text: str) -> list[tuple[str, ...]]:
     """A quotation's words, cut where an ellipsis or a [bracketed] insertion stands."""
     parts = _BRACKETS.split(text)
     return [words for part in parts for piece in _ELLIPSIS.split(part) if (words := _normal(piece))]
 
 
-def _contains(words: list[str], fragments: list[list[str]]) -> bool:
+def _contains(words: tuple[str, ...], fragments: list[tuple[str, ...]]) -> bool:
     """Whether each fragment stands in `words`, in order."""
     at = 0
     for fragment in fragments:
@@ -632,7 +649,7 @@ def _contains(words: list[str], fragments: list[list[str]]) -> bool:
     return True
 
 
-def _misquoted(quote, fragments: list[list[str]], sources: list[ClaimRef]) -> Disagreement:
+def _misquoted(quote, fragments: list[tuple[str, ...]], sources: list[ClaimRef]) -> Disagreement:
     words = [word for fragment in fragments for word in fragment]
     best, ratio = None, 0.0
     for ref in sources:
@@ -653,7 +670,7 @@ def _misquoted(quote, fragments: list[list[str]], sources: list[ClaimRef]) -> Di
                         "words a cited claim quotes, word for word")
 
 
-def _difference(words: list[str], claim: list[str]) -> tuple[str, str]:
+def _difference(words: list[str], claim: tuple[str, ...]) -> tuple[str, str]:
     """The first run of words a quotation changed, and what the claim has there."""
     matcher = difflib.SequenceMatcher(None, words, claim, autojunk=False)
     blocks = matcher.get_matching_blocks()

@@ -135,17 +135,26 @@ class Statement:
     def named_before(self, offset: int) -> set[str]:
         """The name written last before a place in the sentence ("Port Avery ... got 9.8 inches"): what a figure
         there is most likely said of, as "@" and the stems of its words."""
+        starts, runs = self._names
+        at = bisect.bisect_left(starts, offset)
+        return set(runs[at - 1]) if at else set()
+
+    @functools.cached_property
+    def _names(self) -> tuple[list[int], list[frozenset[str]]]:
+        """Where each capitalised word starts, and the run of names it ends (`named_before`)."""
+        starts: list[int] = []
+        runs: list[frozenset[str]] = []
         run: list[Token] = []
         last = -2
         for i, token in enumerate(self.tokens):
-            if token.start >= offset:
-                break
             if token.text[:1].isupper() and token.word not in _FUNCTION and token.word not in _BREAKS:
                 if i != last + 1:
                     run = []
                 run.append(token)
                 last = i
-        return {"@" + stem(t.word.removesuffix("'s")) for t in run}
+                starts.append(token.start)
+                runs.append(frozenset("@" + stem(t.word.removesuffix("'s")) for t in run))
+        return starts, runs
 
     def quoted(self, offset: int) -> bool:
         return any(quote.start <= offset < quote.end for quote in self.quotes)
