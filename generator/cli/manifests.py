@@ -64,7 +64,7 @@ def _record(title: str, url: str, name: str | None, published: dt.datetime, brie
     """The manifest's fields from the options, each checked as the manifest schema would."""
     if not title.strip():
         raise click.BadParameter("the title is empty", param_hint="--title")
-    if not _URL.match(url):
+    if not _URL.fullmatch(url):
         raise click.BadParameter(f"'{url}' is not an http or https URL", param_hint="--source-url")
     try:
         host = urlsplit(url).hostname or ""

@@ -94,7 +94,7 @@ def missing_ids(root: Path, content: Content) -> list[str]:
     for item in (*content.stories, *content.broken):
         cited.update(part.strip() for found in CITE.finditer(item.body) for part in found[1].split(","))
     folder = root / "content" / "manifests"
-    return sorted(i for i in cited if _ID.match(i) and not (folder / f"{i}.json").exists())
+    return sorted(i for i in cited if _ID.fullmatch(i) and not (folder / f"{i}.json").exists())
 
 
 Outcome = Literal["written", "updated", "unchanged", "failed"]
@@ -163,7 +163,7 @@ def _pull_one(session, root: Path, store: ManifestsTable, manifest_id: str, toke
 
     url = store.store.replace("{id}", quote(manifest_id, safe=""))
     pulled = Pulled(manifest_id, url)
-    if not _ID.match(manifest_id):
+    if not _ID.fullmatch(manifest_id):
         pulled.error = f"'{manifest_id}' is not a manifest id (letters, digits, '_' and '-', at most 64)"
         return pulled
     try:
