@@ -36,8 +36,8 @@ class Outcome:
         return f"{self.kind} after {self.seconds:.1f} s\n{self.detail}"
 
 
-def isolated(target: Callable[..., None], *args: object) -> Outcome:
-    """Run target(*args) in a forked child with MEMORY_BYTES more address space than now and SECONDS of
+def isolated(target: Callable[..., None], *args: object, seconds: int = SECONDS) -> Outcome:
+    """Run target(*args) in a forked child with MEMORY_BYTES more address space than now and `seconds` of
     time (SIGALRM ends it); its traceback, if it raised, comes back through a pipe."""
     reading, writing = os.pipe()
     started = time.monotonic()
@@ -49,7 +49,7 @@ def isolated(target: Callable[..., None], *args: object) -> Outcome:
             ceiling = pages * resource.getpagesize() + MEMORY_BYTES
             resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
-            signal.alarm(SECONDS)
+            signal.alarm(seconds)
             target(*args)
             report = b"ok"
         except BaseException:
