@@ -31,6 +31,7 @@ from generator.site.search import (
 )
 from tests.conftest import SITE_TOML, STORY_PATH, build_in_memory, write_tree
 from tests.test_cache import add_story
+from tests.test_site import story_file
 
 
 def _bundles(files: dict[str, bytes]) -> list[str]:
@@ -158,6 +159,44 @@ def test_an_edit_indexes_again_only_its_own_shard(site: Path, monkeypatch):
     assert runner.invoke(cli, ["build", "--root", str(site), "--no-search"]).exit_code == 0
     assert (site / "public" / SHARDS).is_file()  # --no-search keeps the index as it was
     assert len(indexed) == 2
+
+
+def _indexed_text(public: Path) -> bytes:
+    """Every page the published index holds, as Pagefind keeps them (gzip): what a reader's search can find."""
+    return b"".join(gzip.decompress(path.read_bytes()) for path in public.glob("pagefind/*/fragment/*.pf_fragment"))
+
+
+@pytest.mark.parametrize("leave", ["scheduled", "draft", "deleted"])
+def test_a_build_without_search_drops_an_index_holding_a_story_it_leaves_out(site: Path, leave: str):
+    """A build with a later --now (or before the story became a draft again, or was deleted) indexed it; a build
+    --no-search that leaves it out must not publish that index."""
+    later, text = story_file(1, 28, 6)
+    write_tree(site, {later: text})
+    runner = CliRunner()
+    assert runner.invoke(cli, ["build", "--root", str(site), "--now", "2026-12-01T00:00:00Z"]).exit_code == 0
+    assert b"birch report" in _indexed_text(site / "public")
+    now = ["--now", "2026-11-27T00:00:00Z"] if leave == "scheduled" else ["--now", "2026-12-01T00:00:00Z"]
+    if leave == "draft":
+        write_tree(site, {later: text.replace("trust: reported\n", "trust: reported\ndraft: true\n")})
+    elif leave == "deleted":
+        (site / later).unlink()
+    built = runner.invoke(cli, ["build", "--root", str(site), "--no-search", *now])
+    assert built.exit_code == 0, built.output
+    public = site / "public"
+    assert not (public / "stories/2026-11-28").exists()
+    assert b"birch" not in _indexed_text(public).lower() and not (public / SHARDS).exists()
+    assert not any(b"birch" in path.read_bytes().lower() for path in public.rglob("*") if path.is_file())
+
+
+def test_a_build_without_search_keeps_an_index_made_from_its_own_pages(site: Path):
+    runner = CliRunner()
+    assert runner.invoke(cli, ["build", "--root", str(site)]).exit_code == 0
+    before = {path: path.read_bytes() for path in (site / "public/pagefind").rglob("*") if path.is_file()}
+    page = (Path(__file__).resolve().parent.parent / "templates/404.html").read_text()
+    write_tree(site, {"templates/404.html": page.replace("<h1>Page not found</h1>", "<h1>Nothing here</h1>", 1)})
+    built = runner.invoke(cli, ["build", "--root", str(site), "--no-search"])
+    assert built.exit_code == 0 and "1 written" in built.output, built.output
+    assert {path: path.read_bytes() for path in (site / "public/pagefind").rglob("*") if path.is_file()} == before
 
 
 def _fragments(files: dict[str, bytes], bundle: str) -> list[dict]:

@@ -37,7 +37,7 @@ from .pages import (
 from .pool import default_jobs
 from .read import Spill, StoryChanged
 from .records import PageRecord, Rendered, SearchRecord
-from .search import holds_all, make_search, search_plan
+from .search import holds_all, made_from, make_search, search_plan
 from .stories import (
     STORY_TEMPLATES,
     Making,
@@ -244,11 +244,13 @@ def _make_planned(planned: list[tuple[str, Output]], config: SiteConfig, rendere
 
 def _search(store: OutputStore, options: Options, memo: Memo | None, jobs: int,
             result: BuildResult) -> SearchRecord | None:
-    """The search index, its shards made again where their pages changed; without search, the last one as it
-    was (if the store still holds it)."""
+    """The search index, its shards made again where their pages changed; without search, the last one only if
+    it was made from exactly the pages of this build (and the store still holds it): one made from other pages
+    would publish the text of a story this build leaves out (scheduled, a draft again, deleted)."""
     last = memo.search if memo else None
+    plan = search_plan(*result.searchable)
     if not options.search:
-        return last if last is not None and holds_all(store, last.outputs) else None
-    search = make_search(search_plan(*result.searchable), last, store, store.read, jobs)
+        return last if last is not None and made_from(plan, last) and holds_all(store, last.outputs) else None
+    search = make_search(plan, last, store, store.read, jobs)
     result.findings = [*result.findings, *search.notes]
     return search.record

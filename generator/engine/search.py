@@ -86,6 +86,14 @@ def make_search(plan: list[Shard], last: SearchRecord | None, store: OutputStore
     return Search(SearchRecord(shards, {**outputs, SHARDS: listing.digest}))
 
 
+def made_from(plan: list[Shard], index: SearchRecord) -> bool:
+    """Whether an index was made from exactly the pages of this plan, shard by shard (the same text of the same
+    pages, and the same primary)."""
+    primary = plan[0].name if plan else ""
+    return index.shards.keys() == {shard.name for shard in plan} and all(
+        _kept(shard, index.shards[shard.name], shard.name == primary) is index.shards[shard.name] for shard in plan)
+
+
 def holds_all(store: OutputStore, outputs: Mapping[str, str]) -> bool:
     """The store holds every one of these outputs (path: digest) as it was made."""
     return all(store.holds(path, code) for path, code in outputs.items())
