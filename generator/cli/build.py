@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 @click.option("--base-url", default=None, help="Override base_url from site.toml (e.g. for a preview host).")
 @click.option("--no-search", is_flag=True,
-              help="Do not index the site for search this time (the last build's index is kept only if made from these very pages).")
+              help="Do not index the site for search this time (the last build's index is kept only if it was made "
+                   "from these very pages).")
 @click.option("--now", "now_given", metavar="ISO", default=None,
               help="The build's time, which decides which stories are scheduled (default: SOURCE_DATE_EPOCH, "
                    "else the clock).")
