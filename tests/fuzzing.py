@@ -23,22 +23,25 @@ from hypothesis import strategies as st
 from tests.conftest import MANIFEST_A, SITE_TOML, STORY, STORY_PATH, base_files
 
 MEMORY_BYTES = 1 << 30  # address space an example may add to the process's own
-SECONDS = 10            # wall time an example may take (a small site checks and builds in well under one)
+SECONDS = 10            # CPU time an example may take (a small site checks and builds in well under one)
+WAITING = 4             # and wall time, in multiples of that: a busy machine makes an example wait for a core
 
 
 class Outcome:
-    """What one example did: "ok", or a traceback, a crash, a timeout, and how long it took."""
+    """What one example did: "ok", or a traceback, a crash, a timeout; its wall and CPU seconds."""
 
-    def __init__(self, kind: str, detail: str, seconds: float) -> None:
-        self.kind, self.detail, self.seconds = kind, detail, seconds
+    def __init__(self, kind: str, detail: str, seconds: float, cpu: float = 0.0) -> None:
+        self.kind, self.detail, self.seconds, self.cpu = kind, detail, seconds, cpu
 
     def __repr__(self) -> str:
-        return f"{self.kind} after {self.seconds:.1f} s\n{self.detail}"
+        return f"{self.kind} after {self.seconds:.1f} s ({self.cpu:.1f} s of CPU)\n{self.detail}"
 
 
 def isolated(target: Callable[..., None], *args: object, seconds: int = SECONDS) -> Outcome:
-    """Run target(*args) in a forked child with MEMORY_BYTES more address space than now and `seconds` of
-    time (SIGALRM ends it); its traceback, if it raised, comes back through a pipe."""
+    """Run target(*args) in a forked child with MEMORY_BYTES more address space than now and `seconds` of CPU
+    time (SIGXCPU ends it: a bound that other work on the machine does not move), WAITING times as many of
+    wall time (SIGALRM: a child blocked without using the CPU); its traceback, if it raised, comes back through
+    a pipe."""
     reading, writing = os.pipe()
     started = time.monotonic()
     pid = os.fork()
@@ -48,8 +51,10 @@ def isolated(target: Callable[..., None], *args: object, seconds: int = SECONDS)
             pages = int(Path("/proc/self/statm").read_text().split()[0])
             ceiling = pages * resource.getpagesize() + MEMORY_BYTES
             resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
+            resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
-            signal.alarm(seconds)
+            signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+            signal.alarm(seconds * WAITING)
             target(*args)
             report = b"ok"
         except BaseException:
@@ -61,13 +66,14 @@ def isolated(target: Callable[..., None], *args: object, seconds: int = SECONDS)
     with os.fdopen(reading, "rb") as pipe:
         while chunk := pipe.read(65536):
             chunks.append(chunk)
-    _, status = os.waitpid(pid, 0)
-    seconds = time.monotonic() - started
+    _, status, usage = os.wait4(pid, 0)
+    seconds, cpu = time.monotonic() - started, usage.ru_utime + usage.ru_stime
     text = b"".join(chunks).decode("utf-8", "replace")
     if os.WIFSIGNALED(status):
         sign = os.WTERMSIG(status)
-        return Outcome("timeout" if sign == signal.SIGALRM else f"crash (signal {sign})", text, seconds)
-    return Outcome("ok" if text == "ok" else "traceback", text, seconds)
+        kind = "timeout" if sign in (signal.SIGALRM, signal.SIGXCPU) else f"crash (signal {sign})"
+        return Outcome(kind, text, seconds, cpu)
+    return Outcome("ok" if text == "ok" else "traceback", text, seconds, cpu)
 
 
 def check_and_build(files: dict[str, str | bytes | None]) -> None:
