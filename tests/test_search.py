@@ -94,6 +94,36 @@ def test_a_failing_pagefind_is_a_warning(site: Path, tmp_path: Path, monkeypatch
     assert result.ok and "the index could not be written" in note.message
 
 
+DAMAGE = {  # what a full disk leaves of Pagefind's output while Pagefind exits 0
+    "entry empty": "(out / 'pagefind-entry.json').write_bytes(b'')",
+    "fragment cut": "fragment = sorted(out.glob('fragment/*'))[0]; fragment.write_bytes(fragment.read_bytes()[:9])",
+    "meta empty": "[meta.write_bytes(b'') for meta in out.glob('*.pf_meta')]",
+    "index missing": "[index.unlink() for index in out.glob('index/*')]; (out / 'pagefind.js').unlink()",
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_pagefind_output_cut_short_is_a_warning_and_no_index(site: Path, tmp_path: Path, monkeypatch, damage: str):
+    from pagefind.service import get_executable
+
+    fake = tmp_path / "pagefind"
+    fake.write_text(f"#!{sys.executable}\nimport pathlib, subprocess, sys\n"
+                    f"subprocess.call([{str(get_executable())!r}, *sys.argv[1:]])\n"
+                    "out = pathlib.Path(sys.argv[sys.argv.index('--output-path') + 1])\n"
+                    f"{DAMAGE[damage]}\nsys.exit(0)\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(fake))
+    runner = CliRunner()
+    built = runner.invoke(cli, ["build", "--root", str(site)])
+    assert built.exit_code == 0 and f"{NOTE_CODE} search index not built" in built.output, built.output
+    assert "not whole" in built.output or "is empty" in built.output or "is damaged" in built.output
+    assert not (site / "public" / "pagefind").exists()
+    monkeypatch.delenv("PAGEFIND_BINARY_PATH")
+    again = runner.invoke(cli, ["build", "--root", str(site)])
+    assert "up to date" not in again.output and NOTE_CODE not in again.output, again.output
+    assert json.loads((site / "public" / SHARDS).read_text())["bundles"]
+
+
 def _stories(count: int, seed: int = 0) -> list[Searchable]:
     rng = random.Random(seed)
     return [Searchable(f"stories/s{n}/index.html", f"d{n}", f"2026-{1 + n % 12:02d}-{1 + rng.randrange(28):02d}T10:00:00Z",
