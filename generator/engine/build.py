@@ -15,7 +15,7 @@ from jinja2 import TemplateError
 
 from ..content.config import SiteConfig
 from ..content.findings import Finding
-from ..content.images import ImageChanged
+from ..content.images import ImageChanged, ImageFailed
 from ..content.manifests import ManifestChanged
 from ..output.store import OutputStore
 from ..render.kinds import navigation
@@ -102,6 +102,8 @@ def build_site(root: Path, store: OutputStore, options: Options = Options(), mem
             except (ManifestChanged, StoryChanged, ImageChanged) as err:
                 _failed(result, Finding(str(err), 1, 1, "LP001", "the file changed while the site was being built; "
                                                               "build again"))
+            except ImageFailed as err:
+                _failed(result, Finding(err.args[0], 1, 1, "LP070", f"image {err.args[1]}"))
     finally:
         spill.close()
     return result
