@@ -61,7 +61,7 @@ from tests.conftest import SITE_TOML
 SCHEMAS = Path(__file__).parent / "schemas"
 MD = MarkdownIt("commonmark").enable("table")
 TEXT = st.text(min_size=1, max_size=40)  # every character but lone surrogates (no input can hold one)
-XML_FORBIDDEN = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+XML_FORBIDDEN = re.compile("[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")  # and discouraged
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 

@@ -18,6 +18,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
 os.environ.setdefault("PYDANTIC_DISABLE_PLUGINS", "__all__")
 
 from .. import __version__  # noqa: E402
+from ..content.findings import printable  # noqa: E402
 from .build import build  # noqa: E402
 from .check import check  # noqa: E402
 from .init import init  # noqa: E402
@@ -39,6 +40,9 @@ class Commands(click.Group):
         # here, before click turns Ctrl-C into its own "Aborted!" and exit status 1
         try:
             return super().invoke(ctx)
+        except click.ClickException as err:  # one line, whatever a file name or an answer in it holds
+            err.message = printable(err.message)
+            raise
         except KeyboardInterrupt:
             kept = ": the output folder holds the last completed build" if ctx.invoked_subcommand == "build" else ""
             click.echo(f"\ninterrupted{kept}", err=True)

@@ -28,7 +28,7 @@ from ..engine.state import (
 from ..output.look import LiveLook
 from ..render.dates import iso_z
 from .cache import load_memo_kept
-from .options import ROOT, build_now, finding_line, findings_summary, os_reason, print_findings, require_site
+from .options import ROOT, build_now, echo, finding_line, findings_summary, os_reason, print_findings, require_site
 
 if TYPE_CHECKING:
     from ..engine.build import Options
@@ -67,8 +67,8 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
             with contextlib.suppress(OSError):
                 save_state(root, State(state.options, scanned, settle(inputs), state.warnings, state.summary))
         for line in state.warnings:
-            click.echo(line, err=True)
-        click.echo(_built_line(state.summary, time.perf_counter() - started, target, up_to_date=True), err=True)
+            echo(line, err=True)
+        echo(_built_line(state.summary, time.perf_counter() - started, target, up_to_date=True), err=True)
         return
     from ..engine.build import Options  # only now: a build with nothing to do stops before the engine is imported
 
@@ -106,8 +106,7 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
                     raise click.ClickException(f"{err}; {target.name}/ left as it was") from None
             print_findings(result.findings, err=True)
             if not result.ok:
-                click.echo(f"build refused: {findings_summary(result.findings)}; {target.name}/ left as it was",
-                           err=True)
+                echo(f"build refused: {findings_summary(result.findings)}; {target.name}/ left as it was", err=True)
                 sys.exit(1)
             stats = store.commit(result.outputs)
         finally:
@@ -127,11 +126,11 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
             save_memo(root, result.memo)
     except (OSError, MemoDamaged) as err:  # the site is built: only the next build's head start is lost
         why = err.path if isinstance(err, MemoDamaged) else os_reason(err, CACHE_DIR)
-        click.echo(f"warning: the build cache could not be saved ({why}): the next build reads and renders "
-                   "everything again", err=True)
+        echo(f"warning: the build cache could not be saved ({why}): the next build reads and renders "
+             "everything again", err=True)
     if result.scheduled:
-        click.echo(scheduled_line(result.scheduled), err=True)
-    click.echo(_built_line(state.summary, time.perf_counter() - started, target), err=True)
+        echo(scheduled_line(result.scheduled), err=True)
+    echo(_built_line(state.summary, time.perf_counter() - started, target), err=True)
     # Ended here, in this frame, rather than by returning: the memos and the result (a build's millions of
     # objects) then go with the process (cli._end) instead of being freed one by one on the way out.
     sys.exit(0)

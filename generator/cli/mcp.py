@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .options import ROOT, require_site, say, verbosity
+from .options import ROOT, echo, require_site, say, verbosity
 
 if TYPE_CHECKING:
     from ..desk.site import Desk
@@ -52,5 +52,5 @@ def _serve_http(desk: Desk, port: int, allowed: str) -> None:
     except OSError as err:
         raise click.ClickException(f"cannot listen on 127.0.0.1:{port}: {err.strerror or err}") from None
     with sock:
-        serve_http(desk, sock, lambda url: click.echo(f"ledgerpress desk for {desk.root} at {url} ({allowed}; "
+        serve_http(desk, sock, lambda url: echo(f"ledgerpress desk for {desk.root} at {url} ({allowed}; "
                                                       "Ctrl-C to stop)", err=True))

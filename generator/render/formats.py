@@ -117,24 +117,35 @@ def uri(value: str) -> str:
     return quote(str(value), safe=_URL_SAFE, errors="replace")
 
 
-# The characters XML 1.0 forbids: C0 controls but tab, line feed and carriage return, lone surrogates, U+FFFE
-# and U+FFFF (listed, as _UNPRINTABLE is).
-_XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# What no page, feed or Markdown file carries raw, whichever field it comes from: C0 controls but tab and line
+# breaks (NUL, ESC: a terminal that shows index.md obeys them), DEL and the C1 controls, lone surrogates, U+FFFE
+# and U+FFFF. HTML parsers report each as an error; XML 1.0 forbids all but DEL and the C1 controls, and
+# discourages those (listed, as _UNPRINTABLE is).
+_RAW = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
 
 
 def xml_escape(value: Any) -> Markup:
     """Text made safe in XML 1.0 text and attribute values: markup characters escaped, tabs and line breaks
     as character references (which survive attribute-value and line-end normalization), and the characters
-    XML 1.0 forbids (most control characters, U+FFFE, U+FFFF) replaced by U+FFFD, for which a parser would
-    refuse the whole document. The autoescape of every .xml template."""
+    XML 1.0 forbids (most control characters, U+FFFE, U+FFFF), for which a parser would refuse the whole
+    document, and those it discourages (DEL, C1) replaced by U+FFFD. The autoescape of every .xml template."""
     if type(value) is Markup:
         return value
     escaped = escape(value)
-    if _XML_FORBIDDEN.search(escaped):
-        escaped = Markup(_XML_FORBIDDEN.sub("\ufffd", escaped))
+    if _RAW.search(escaped):
+        escaped = Markup(_RAW.sub("\ufffd", escaped))
     if "\t" in escaped or "\n" in escaped or "\r" in escaped:
         escaped = Markup(str(escaped).replace("\t", "&#9;").replace("\n", "&#10;").replace("\r", "&#13;"))
     return escaped
+
+
+def no_controls(value: Any) -> Any:
+    """Every value an HTML, Markdown or JSON template prints (their finalize), with those characters replaced
+    by U+FFFD; an escaped value stays escaped."""
+    if isinstance(value, str) and _RAW.search(value):
+        cleaned = _RAW.sub("\ufffd", value)
+        return Markup(cleaned) if isinstance(value, Markup) else cleaned
+    return value
 
 
 _SH_PLAIN = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")  # shlex.quote's own safe set
@@ -177,10 +188,16 @@ def to_data(value: Any) -> Any:
 def to_json(value: Any) -> str:
     """Deterministic, readable JSON for the JSON variant and data files (orjson: the same bytes as
     json.dumps(indent=2, ensure_ascii=False), from a library far quicker at it)."""
-    return orjson.dumps(to_data(value), option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
+    return _json_escaped(orjson.dumps(to_data(value), option=orjson.OPT_INDENT_2).decode("utf-8")) + "\n"
+
+
+def _json_escaped(text: str) -> str:
+    """JSON with DEL, the C1 controls, U+FFFE and U+FFFF as \\u escapes, as orjson writes the C0 ones: the same
+    data, and no character no_controls would have to replace (they can only stand inside a JSON string)."""
+    return _RAW.sub(lambda found: f"\\u{ord(found[0]):04x}", text) if _RAW.search(text) else text
 
 
 def json_ld(value: Any) -> Markup:
     """JSON for a <script> element: '<', '>' and '&' escaped so no text can close the element."""
-    text = orjson.dumps(to_data(value)).decode("utf-8")  # json.dumps(ensure_ascii=False, separators=(",", ":"))
+    text = _json_escaped(orjson.dumps(to_data(value)).decode("utf-8"))  # json.dumps(ensure_ascii=False, …)
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))
