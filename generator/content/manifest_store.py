@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import ipaddress
 import json
 import os
 import re
 import secrets
+import signal
+import threading
 import time
 from collections.abc import Callable, Collection, Iterator
 from dataclasses import dataclass, field
@@ -116,6 +119,20 @@ class StoreError(Exception):
     """The store cannot be asked at all (no store configured, a token that must not be sent)."""
 
 
+_TOKEN = re.compile(r"[\x21-\x7e]+")  # what an HTTP header value may carry, without spaces (RFC 6750 b64token and more)
+
+
+def bearer(token: str) -> str:
+    """The token as it goes in the Authorization header: without the spaces and line ends around it (a file
+    saved on Windows ends in CR LF). Never in a message: one that holds another character is refused as such."""
+    token = token.strip()
+    if not _TOKEN.fullmatch(token):
+        bad = next((n for n, char in enumerate(token, 1) if not _TOKEN.fullmatch(char)), 0)
+        raise StoreError(f"{TOKEN_VARIABLE} holds a character an HTTP header cannot carry (character {bad} of "
+                         f"{len(token)}, a space or a control character): set it to the token alone")
+    return token
+
+
 Judge = Callable[[ManifestFile], list[Finding]]  # the manifest rules (LP101, LP102, ...) as the site sets them
 
 
@@ -130,64 +147,116 @@ def pull(root: Path, store: ManifestsTable, ids: list[str], token: str | None, j
     if token and not _safe_for_token(store.store):
         raise StoreError(f"{TOKEN_VARIABLE} is set, and the store is plain http on another machine: "
                          "use https, or unset the token")
+    token = bearer(token) if token else None
     retry = Retry(total=store.retries, connect=store.retries, read=store.retries, status=store.retries,
                   other=0, backoff_factor=store.backoff, backoff_max=30,
                   status_forcelist=_RETRY_STATUSES, allowed_methods=frozenset({"GET"}), raise_on_status=False,
                   respect_retry_after_header=False)
     with requests.Session() as session:
         session.max_redirects = 5  # (requests follows them; it drops the token when one leaves the host or https)
+        # A store on this machine is asked directly, never through a proxy of http_proxy & co: the proxy would
+        # read the token in plain text, and reach its own loopback. (https goes through one as a tunnel.)
+        session.trust_env = not _on_this_machine(store.store)
         session.mount("http://", HTTPAdapter(max_retries=retry))
         session.mount("https://", HTTPAdapter(max_retries=retry))
         session.headers.update({"Accept": "application/json", "User-Agent": "ledgerpress"})
         if token:
             session.headers["Authorization"] = f"Bearer {token}"
         for manifest_id in ids:
-            yield _pull_one(session, root, store, manifest_id, bool(token), judge)
+            pulled = _pull_one(session, root, store, manifest_id, bool(token), judge)
+            if token and token in pulled.error:  # (an error that quotes a header: never the token)
+                pulled.error = pulled.error.replace(token, "<token>")
+            yield pulled
 
 
 def _safe_for_token(url: str) -> bool:
-    """A bearer token goes over https, or plain http to this machine only (a loopback address, or localhost:
-    127.example.org is somebody else's)."""
-    parts = urlsplit(url)
-    if parts.scheme == "https" or parts.hostname == "localhost":
-        return True
+    """A bearer token goes over https, or plain http to this machine only."""
+    return urlsplit(url).scheme == "https" or _on_this_machine(url)
+
+
+def _on_this_machine(url: str) -> bool:
+    """A loopback address, or localhost (127.example.org is somebody else's)."""
+    host = urlsplit(url).hostname or ""
     try:
-        return ipaddress.ip_address(parts.hostname or "").is_loopback
+        return host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         return False
 
 
 def _pull_one(session, root: Path, store: ManifestsTable, manifest_id: str, token: bool, judge: Judge) -> Pulled:
-    import requests
-    import urllib3
-
     url = store.store.replace("{id}", quote(manifest_id, safe=""))
     pulled = Pulled(manifest_id, url)
     if not _ID.fullmatch(manifest_id):
         pulled.error = f"'{manifest_id}' is not a manifest id (letters, digits, '_' and '-', at most 64)"
         return pulled
+    budget = whole_wait(store)
+    try:
+        with _at_most(budget):
+            body = _fetch(session, store, pulled, token)
+    except _Expired:
+        pulled.error = f"{url}: no whole answer within {budget:g} s (twice the timeout a try, and the waits between)"
+        return pulled
+    return pulled if body is None else _save(root, pulled, body, judge)
+
+
+def whole_wait(store: ManifestsTable) -> float:
+    """The longest one manifest may take: each try `timeout` for the answer to start and as long again for the
+    rest of it, and the waits between tries."""
+    waits = sum(min(store.backoff * 2 ** n, 30) for n in range(1, store.retries))
+    return (store.retries + 1) * 2 * store.timeout + waits
+
+
+class _Expired(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def _at_most(seconds: float) -> Iterator[None]:
+    """Raise _Expired in this block once `seconds` are spent, whatever it waits on: a store that sends its
+    headers a byte a second keeps every read within the timeout, and the answer from ever ending. A signal
+    reaches the main thread only: elsewhere each wait is bounded alone."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def expired(signum: int, frame: object) -> None:
+        raise _Expired
+
+    previous = signal.signal(signal.SIGALRM, expired)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def _fetch(session, store: ManifestsTable, pulled: Pulled, token: bool) -> bytes | None:
+    """The answer's body, or None with pulled.error saying why there is none."""
+    import requests
+    import urllib3
+
+    url, manifest_id = pulled.url, pulled.id
     try:
         answer = session.get(url, timeout=(store.timeout, store.timeout), stream=True)
     except (requests.exceptions.ConnectionError, requests.exceptions.Timeout, requests.exceptions.RetryError) as err:
         pulled.error = f"{url}: no answer after {store.retries} retries ({_reason(err)})"
-        return pulled
+        return None
     except requests.exceptions.RequestException as err:
         pulled.error = f"{url}: {_reason(err)}"
-        return pulled
+        return None
     with answer:
         pulled.tries = _history(answer)
         pulled.error = _status_error(answer.status_code, manifest_id, url, token, len(pulled.tries))
         if pulled.error:
-            return pulled
+            return None
         try:
-            body = _read_bounded(answer, store)
+            return _read_bounded(answer, store)
         except _TooLong as err:
             pulled.error = f"{url}: {err}"
-            return pulled
         except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError) as err:
             pulled.error = f"{url}: the answer broke off ({_reason(err)})"
-            return pulled
-    return _save(root, pulled, body, judge)
+    return None
 
 
 def _history(answer) -> list[str]:
