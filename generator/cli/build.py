@@ -113,11 +113,12 @@ def _build(root: Path, target: Path, state: State, options: Options, force: bool
             store.abort()  # (the lock, if commit() has not let go of it)
     state.inputs = settle(state.inputs)  # what changed while the build ran is read again by the next one
     state.warnings = [finding_line(f) for f in result.findings]
-    due = result.scheduled[0] if result.scheduled else None
+    due = min([*([result.scheduled[0][2]] if result.scheduled else []), *filter(None, [result.correction_due])],
+              default=None)  # a build after it publishes a story or a correction: never up to date past it
     state.summary = {"stories": result.stories, "pages": result.pages, "files": stats.files, "written": stats.written,
                      "skipped": stats.unchanged, "deleted": stats.deleted,
                      "search": int(options.search and SHARDS in result.outputs),  # asked for, and made
-                     "next_due": int(due[2].timestamp()) if due else 0,
+                     "next_due": int(due.timestamp()) if due else 0,
                      "newest": int(result.newest.timestamp()) if result.newest else 0}
     state.warnings = [*state.warnings, *([scheduled_line(result.scheduled)] if result.scheduled else [])]
     try:

@@ -71,6 +71,7 @@ class BuildResult:
     memo: Memo | None = None
     scheduled: list[tuple[str, str, dt.datetime]] = field(default_factory=list)  # (path, URL path, time), soonest first
     newest: dt.datetime | None = None  # the latest published time of a story built: a build before it differs
+    correction_due: dt.datetime | None = None  # when the next correction of a story built falls due
     searchable: tuple = ((), (), {})  # search_plan's arguments: the stories' records, the plain pages, page records
 
     @property
@@ -92,8 +93,10 @@ def build_site(root: Path, store: OutputStore, options: Options = Options(), mem
         result = BuildResult(checked.findings)
         result.scheduled = sorted(((story.path, story.url_path, story.published.astimezone(dt.timezone.utc))
                                    for story in checked.scheduled), key=lambda item: (item[2], item[0]))
-        result.newest = max((story.published for story in checked.stories if story.published <= checked.now),
-                            default=None)
+        times = [when for story in checked.stories for when in story.corrections]  # a correction dates its story
+        result.newest = max((when for when in (*(story.published for story in checked.stories), *times)
+                             if when <= checked.now), default=None)
+        result.correction_due = min((when for when in times if when > checked.now), default=None)
         if result.ok and checked.config is not None:
             try:
                 _make(root, checked, store, spill, options, jobs, memo, memo_key, result, progress)

@@ -35,7 +35,8 @@ class ImageRecord:
 class StoryJob(NamedTuple):
     """All a story's variants are made from besides site.toml and the story templates: its file and the
     manifests of its ledger (by digest), its related stories (key, title, URL path), the checks it passed,
-    its authors' files (slug, digest) and the images it shows (src, alt, digest; the lead image first).
+    its authors' files (slug, digest), the images it shows (src, alt, digest; the lead image first) and how many
+    of its corrections are due.
     A named tuple: a build makes one for every story of the site, and compares it with the last one."""
 
     path: str
@@ -45,6 +46,7 @@ class StoryJob(NamedTuple):
     passed: tuple[str, ...]
     authors: tuple[tuple[str, str], ...] = ()
     images: tuple[tuple[str, str, str], ...] = ()
+    corrections: int | None = None  # how many of its corrections are due at the build's time (None: all)
 
 
 Made = tuple[StoryJob, str, str]  # a story's job, the story templates' digest, the fingerprint of the two

@@ -79,7 +79,9 @@ def story_jobs(checked: Checked, related: Mapping[str, list[str]]) -> list[Story
         images = tuple((use.src, use.alt, checked.images[use.src].digest) for use in story.images
                        if use.src in checked.images) if story.images else ()
         found.append(StoryJob(story.path, record.digest, tuple(record.refs.items()), links,
-                             tuple(checked.report.passed.get(story.path, ())), authors, images))
+                             tuple(checked.report.passed.get(story.path, ())), authors, images,
+                             # a correction dated after the build's time waits for it, as a scheduled story does
+                             sum(when <= checked.now for when in story.corrections) if story.corrections else None))
     return found
 
 
@@ -108,7 +110,8 @@ def make_story(making: Making, job: StoryJob) -> tuple[list[Receipt], Rendered]:
         story, sections = sections_again(Reading(making.root, making.config, making.manifests, None, making.images),
                                          job.path, job.digest)
     view = story_view(story, sections, making.manifests, making.config, related_views(job.related, making.config),
-                      list(job.passed), making.authors, making.images, [(src, alt) for src, alt, _ in job.images])
+                      list(job.passed), making.authors, making.images, [(src, alt) for src, alt, _ in job.images],
+                      job.corrections)
     variants = {suffix: making.renderer.render(f"story.{suffix}", story=view).encode("utf-8")
                 for suffix in Renderer.STORY_VARIANTS}
     receipts = [making.store.put(f"stories/{story.key}/index.{suffix}", data) for suffix, data in variants.items()]

@@ -7,7 +7,7 @@ views and templates link to these pages too."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Container, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -49,6 +49,8 @@ class ListKind:
                                 # holding a term ("newsroom", "beat"), the name of the kind whose page it links
     term_name: Callable[[str, SiteConfig], str] | None = None  # an undeclared term's name, from its value
     template: str = "list.html"  # what renders its pages (given `listing`)
+    unused: bool = True          # a declared term no built story has gets its page too (an author's would show a
+                                 # person whose only stories are drafts or scheduled)
 
     @property
     def fingerprint(self) -> str:
@@ -59,9 +61,11 @@ class ListKind:
         """Where a term's first page is (under base_path)."""
         return f"{self.prefix}{slug}/"
 
-    def terms(self, declared: Declared) -> Mapping[str, str]:
-        """The declared terms, slug -> name, in declaration order (`declared`: declared_terms())."""
-        return declared.get(self.declared, {}) if self.declared else {}
+    def terms(self, declared: Declared, used: Container[str] | None = None) -> Mapping[str, str]:
+        """The declared terms with a page, slug -> name, in declaration order (`declared`: declared_terms();
+        `used`: the terms the built stories have, which are all that have one unless the kind shows `unused`)."""
+        terms = declared.get(self.declared, {}) if self.declared else {}
+        return terms if self.unused or used is None else {slug: name for slug, name in terms.items() if slug in used}
 
     def describe(self, name: str, config: SiteConfig, count: int) -> str:
         return self.description.format(name=name, site=config.title, count=count,
@@ -78,7 +82,7 @@ LIST_KINDS = (
     ListKind("beat", "Beat", "/beats/", "beat.slug", "beats", "{name}", "Every story on the {name} beat, newest first.",
              True, None, "newsroom"),
     ListKind("author", "Author", "/authors/", "authors.slug", "authors", "{name}", "Every story by {name}, newest first.",
-             True, "Stories by {name} in {site}.", "newsroom", template="author.html"),
+             True, "Stories by {name} in {site}.", "newsroom", template="author.html", unused=False),
 )
 KINDS = {kind.name: kind for kind in LIST_KINDS}
 

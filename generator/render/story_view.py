@@ -204,13 +204,15 @@ def checks_line(passed: list[str], waivers: list[Waiver] = ()) -> str:
 
 def story_view(story: Story, sections: list[SectionView], manifests: dict[str, ManifestFile], config: SiteConfig,
                related: list[RelatedView], passed: list[str], authors: Mapping[str, Author] | None = None,
-               images: Mapping[str, ImageFile] | None = None, shown: Iterable[tuple[str, str]] = ()) -> StoryView:
+               images: Mapping[str, ImageFile] | None = None, shown: Iterable[tuple[str, str]] = (),
+               due: int | None = None) -> StoryView:
     """Every derived field of one story, computed once for all three variants. `authors` and `images`: the
-    site's, by slug and by src; `shown`: (src, alt) of each image in the body."""
+    site's, by slug and by src; `shown`: (src, alt) of each image in the body; `due`: how many of its
+    corrections are due at the build's time (None: all)."""
     meta = story.meta
     url = config.url(story.url_path)
     ledger = ledger_rows(story, manifests, config)
-    updated, last_updated = last_changed(story)
+    updated, last_updated = last_changed(story, due)
     # (a key site.toml does not declare is shown as written: LP010 must have been turned off)
     trust = Term(slug=meta.trust, name=config.trust.get(meta.trust, meta.trust))
     newsroom = Term(slug=meta.newsroom, name=config.newsrooms.get(meta.newsroom, meta.newsroom),
@@ -233,7 +235,7 @@ def story_view(story: Story, sections: list[SectionView], manifests: dict[str, M
         trust=trust, source_count=sources, cited_manifest_ids=ids, authors=writers, byline=byline(writers),
         trust_line=f"{trust.name} · {counted(sources, 'source')} · {newsroom.name} · "
                    f"Published {shown_time(iso_z(published), config.timezone, config.date_format)}",
-        image=lead, images=pictures, corrections=correction_views(story),
+        image=lead, images=pictures, corrections=correction_views(story, due),
         key_facts=[KeyFactView(text=f.text, labels=f.labels, cites=f.cites, sentences=sentence_views(place_rows(place, claims)))
                    for f, place in zip(meta.key_facts, facts)],
         alignment=[AlignedView(place=place.kind, text=place.text, sentences=sentence_views(place_rows(place, claims)))

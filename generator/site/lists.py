@@ -82,7 +82,7 @@ def term_names(kind: ListKind, config: SiteConfig, declared: Declared,
     """Slug -> name of every term with a page: the declared ones in their order, else those stories have, newest
     first."""
     if kind.declared:
-        return dict(kind.terms(declared))
+        return dict(kind.terms(declared, stories_of))
     return {value: kind.term_name(value, config) if kind.term_name else value
             for value in sorted(stories_of, reverse=True)}
 
@@ -122,7 +122,7 @@ def term_counts(stories: Sequence[Teaser], config: SiteConfig, declared: Declare
         if kind.declared:
             stories_of = grouped(stories, kind)
             counts[kind.name] = [(list_term(kind, slug, name, config), len(stories_of.get(slug, [])))
-                                 for slug, name in kind.terms(declared).items()]
+                                 for slug, name in kind.terms(declared, stories_of).items()]
     return counts
 
 
