@@ -6,14 +6,19 @@ traceback, a crash, a hang or a blow-up is reported as what it is instead of tak
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
+import io
 import json
 import os
 import resource
 import shutil
 import signal
+import struct
 import tempfile
 import time
 import traceback
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -76,12 +81,19 @@ def isolated(target: Callable[..., None], *args: object, seconds: int = SECONDS)
     return Outcome("ok" if text == "ok" else "traceback", text, seconds, cpu)
 
 
-def check_and_build(files: dict[str, str | bytes | None]) -> None:
-    """The base site with `files` laid over it, checked and built in memory; every finding printed as the
-    command line prints it (text and JSON), every output encoded. Raises only on a bug."""
+def check_and_build(files: dict[str, str | bytes | None], now: str | None = None, agree: bool = False) -> None:
+    """The base site with `files` laid over it, checked and built in memory (at the time `now`, given as --now
+    is); every finding printed as the command line prints it (text and JSON), every output encoded. `agree`:
+    a site check finds no error in builds. Raises only on a bug."""
     from generator.engine.build import Options, build_site
     from generator.engine.check import check_site
+    from generator.engine.clock import BadTime, build_time
     from generator.output.store import MemoryStore
+
+    try:
+        moment = build_time(now, {}) if now is not None else None
+    except BadTime:
+        return  # (the command stops with what is expected, before anything is read)
 
     root = Path(tempfile.mkdtemp(prefix="fuzz-site-"))
     try:
@@ -92,13 +104,16 @@ def check_and_build(files: dict[str, str | bytes | None]) -> None:
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
-        for finding in check_site(root, jobs=1).findings:  # what `check` prints, as text and as JSON
+        checked = check_site(root, jobs=1, now=moment).findings
+        for finding in checked:  # what `check` prints, as text and as JSON
             str(finding).encode("utf-8")
             json.dumps(finding.as_dict(), ensure_ascii=False).encode("utf-8")
         store = MemoryStore()
-        result = build_site(root, store, Options(jobs=1, search=False))
+        result = build_site(root, store, Options(jobs=1, search=False, now=moment))
         for finding in result.findings:
             str(finding).encode("utf-8")
+        clean = not any(finding.severity == "error" for finding in checked)
+        assert not agree or not clean or result.ok, f"check found no error, the build: {result.findings}"
         if result.ok:
             store.commit(result.outputs)
         assert all(isinstance(data, bytes) for data in store.files.values())
@@ -248,7 +263,7 @@ def story_with(front: str | None = None, body: str | None = None) -> str:
     return f"---\n{base_front if front is None else front}---\n{base_body if body is None else body}"
 
 
-INPUTS: dict[str, st.SearchStrategy] = {
+_SITES: dict[str, st.SearchStrategy] = {  # kinds of input that are files laid over the base site
     "front matter": front_matters().map(lambda front: {STORY_PATH: story_with(front=front)}),
     "body": bodies().map(lambda body: {STORY_PATH: story_with(body=body)}),
     "manifest": manifests().map(lambda text: {"content/manifests/1000000000000000002.json": text}),
@@ -261,3 +276,138 @@ INPUTS: dict[str, st.SearchStrategy] = {
                                bodies()).map(
         lambda parts: {f"content/stories/{parts[0]}/{parts[1]}.md": f"---\n{parts[2]}---\n{parts[3]}"}),
 }
+# Each kind's examples: (arguments, keyword arguments) of its target.
+INPUTS: dict[str, st.SearchStrategy] = {kind: files.map(lambda found: ((found,), {})) for kind, files in _SITES.items()}
+
+
+# --- images, tables, dates, the desk's frames ------------------------------------------------------------------
+
+def _jpeg_with_exif() -> bytes:
+    from PIL import Image
+
+    image, exif = Image.new("RGB", (48, 32), (30, 90, 200)), Image.Exif()
+    exif[0x0112], exif[0x010F], exif[0x0132] = 6, "Camera", "2026:11:21 10:00:00"
+    exif.get_ifd(0x8769)[0x9003] = "2026:11:21 10:00:00"
+    out = io.BytesIO()
+    image.save(out, "JPEG", exif=exif)
+    return out.getvalue()
+
+
+def _png(width: int, height: int) -> bytes:
+    """A PNG whose header says width x height, with one row of pixels at most (a bomb, if it claims more)."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00" * (1 + 3 * width)))
+            + chunk(b"IEND", b""))
+
+
+CAMERA = _jpeg_with_exif()
+
+
+@st.composite
+def images(draw) -> bytes:
+    """An image file: the camera's JPEG with bytes changed (most in its EXIF block), cut short, or both; a PNG
+    whose header claims any size (wide, tall, past the pixel bound); or random bytes."""
+    choice = draw(st.integers(0, 3))
+    if choice == 2:
+        return _png(draw(st.integers(1, 70_000)), draw(st.integers(1, 70_000)))
+    if choice == 3:
+        return draw(st.binary(max_size=400))
+    data = bytearray(CAMERA)
+    for _ in range(draw(st.integers(0, 4))):
+        at = draw(st.integers(20, 170)) if draw(st.booleans()) else draw(st.integers(0, len(data) - 1))
+        data[at] = draw(st.integers(0, 255))
+    if choice == 1:
+        del data[draw(st.integers(0, len(data) - 1)):]
+    return bytes(data)
+
+
+def _showing(image: bytes) -> dict:
+    story = STORY.replace("trust: confirmed\n", 'trust: confirmed\nimage:\n  src: "a.jpg"\n  alt: "A chart"\n'
+                          '  credit: "Desk"\n').replace("## Why now\n", "## Why now\n\n![A map](b.png) "
+                                                        "[cites: 1000000000000000002]\n")
+    return {STORY_PATH: story, "content/images/a.jpg": image, "content/images/b.png": image}
+
+
+CELLS = st.sampled_from(["x", "", " ", "12,500,000", "14%", "\\|", "`|`", "[cites: 1000000000000000001]", "**b**",
+                         "[l](https://e.org)", "<b>", "&#124;", ":---", "---:", "\t"])
+
+
+@st.composite
+def tables(draw) -> str:
+    """A GFM table: any number of columns (wide ones repeated out to thousands), rows of any length, escaped
+    pipes, cites in any cell, odd alignment rows."""
+    columns = draw(st.integers(1, 12)) * draw(st.sampled_from([1, 1, 10, 300]))
+    head = "| " + " | ".join(draw(st.lists(CELLS, min_size=1, max_size=6)) * columns)[:20_000] + " |"
+    align = "|" + draw(st.sampled_from(["---|", ":--|", "--:|", ":-:|", "-|", "|"])) * columns
+    rows = ["| " + " | ".join(draw(st.lists(CELLS, max_size=8)) * draw(st.integers(1, columns))) + " |"
+            for _ in range(draw(st.integers(0, 6)))]
+    return "\n".join([head, align, *rows]) + "\n"
+
+
+MOMENTS = st.datetimes(min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30),
+                       timezones=st.sampled_from([dt.timezone.utc, dt.timezone(dt.timedelta(hours=14)),
+                                                  dt.timezone(dt.timedelta(hours=-14))]))
+DATES = st.one_of(MOMENTS.map(lambda moment: moment.isoformat()), st.dates().map(str),
+                  st.sampled_from(["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00", "2026-02-30", "2026-11-21",
+                                   "2026-11-21T10:30:00Z", "1000-01-01", "9999-12-31", "2026-11-21T24:00:00Z"]))
+
+
+@st.composite
+def dated(draw) -> tuple[dict, str | None]:
+    """The story's published, updated and correction dates, a manifest's published date, and the build's time."""
+    published = draw(st.sampled_from(["2026-11-21T10:30:00Z", "2026-11-21T10:30:00+14:00"]) | DATES)
+    story = STORY.replace("published: 2026-11-21T10:30:00Z", f"published: {published}").replace(
+        "trust: confirmed\n", f"trust: confirmed\nupdated: {draw(DATES)}\ncorrections:\n  - date: {draw(DATES)}\n"
+                              '    text: "Fixed."\n')
+    manifest = json.loads(MANIFEST_A)
+    manifest["published"] = draw(DATES)
+    now = draw(st.none() | DATES)
+    return {STORY_PATH: story, "content/manifests/1000000000000000001.json": json.dumps(manifest)}, now
+
+
+FRAMES = st.one_of(
+    st.binary(max_size=2000),
+    st.sampled_from([b"[" * 100_000, b'{"a":' * 50_000, b'"\\ud800"', b"\xff\xfe", b'{"jsonrpc":"2.0","id":1}'])
+    .map(lambda part: b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":' + part + b"}"),
+    st.builds(lambda ident, text: json.dumps({"jsonrpc": "2.0", "id": ident, "method": "tools/call",
+                                              "params": {"name": "read_story", "arguments": {"path": text}}},
+                                             ensure_ascii=False).encode("utf-8", "surrogatepass"),
+              st.one_of(st.integers(), st.text(max_size=20), st.none()), st.text(max_size=200)),
+    st.integers(1, 40).map(lambda size: b'{"jsonrpc":"2.0","id":8,"params":"' + b"a" * (size << 18) + b'"}'),
+)
+
+
+def desk_frames(lines: list[bytes]) -> None:
+    """Lines as the stdio desk reads them: each is passed to the SDK as it is, or answered (desk/frames.py)."""
+    from mcp_types import jsonrpc_message_adapter
+
+    from generator.desk.frames import Frames, refusal
+
+    for line in lines:
+        found = refusal(line)
+        if found is None:
+            jsonrpc_message_adapter.validate_json(line.decode("utf-8"), by_name=False)
+        else:
+            json.dumps(found)
+    read = io.BufferedReader(Frames(io.BytesIO(b"\n".join(lines) + b"\n"))).read()
+    for line in read.splitlines():
+        jsonrpc_message_adapter.validate_json(line.decode("utf-8"), by_name=False)
+
+
+TARGETS: dict[str, Callable[..., None]] = {"desk frames": desk_frames}  # (check_and_build, unless named here)
+
+
+def run_example(kind: str, example: tuple[tuple, dict]) -> Outcome:
+    """One example of a kind, given to its target in a child process (isolated)."""
+    arguments, keywords = example
+    return isolated(functools.partial(TARGETS.get(kind, check_and_build), **keywords), *arguments)
+INPUTS.update({
+    "image": images().map(lambda image: ((_showing(image),), {"agree": True})),
+    "table": st.lists(tables(), min_size=1, max_size=3).map(
+        lambda found: (({STORY_PATH: story_with(body="\n\n".join(found))},), {})),
+    "dates": dated().map(lambda parts: ((parts[0],), {"now": parts[1]})),
+    "desk frames": st.lists(FRAMES, min_size=1, max_size=5).map(lambda lines: ((lines,), {})),
+})

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.fuzzing import INPUTS, SECONDS, check_and_build, isolated
+from tests.fuzzing import INPUTS, SECONDS, run_example
 
 EXAMPLES = 8  # each: a fork, a check and a build of a one-story site (the whole file stays near 30 s)
 
@@ -19,8 +19,8 @@ def test_no_generated_input_gives_a_traceback(kind: str):
     @settings(max_examples=EXAMPLES, deadline=None, database=None,
               suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
     @given(INPUTS[kind])
-    def one(files: dict) -> None:
-        outcome = isolated(check_and_build, files)
+    def one(example: tuple) -> None:
+        outcome = run_example(kind, example)
         assert outcome.kind == "ok" and outcome.cpu < SECONDS, outcome
 
     one()
