@@ -14,7 +14,7 @@ from ..content.layout import key_of
 from ..content.slugs import slugify
 from .view import View
 
-ENCODING = "2"  # bump when the bytes written for the same file and width change (their names must change too)
+ENCODING = "3"  # bump when the bytes written for the same file and width change (their names must change too)
 SIZES = "(min-width: 44rem) 42rem, calc(100vw - 2rem)"  # the story column: 42rem, or the screen less its margins
 
 
