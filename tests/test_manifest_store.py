@@ -17,13 +17,8 @@ import pytest
 
 from generator.content import manifest_store
 from generator.content.config import ManifestsTable
-from generator.content.manifest_store import (
-    StoreError,
-    mint_id,
-    pull,
-    write_new,
-    write_replacing,
-)
+from generator.content.manifest_pull import StoreError, pull
+from generator.content.manifest_store import mint_id, write_new, write_replacing
 from tests.commands import ledgerpress
 from tests.conftest import MANIFEST_A, base_files, write_tree
 

@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from generator.checks.links import _SCHEME_NAME
 from generator.content import models, slugs
 from generator.content.config import ManifestsTable
-from generator.content.manifest_store import pull
+from generator.content.manifest_pull import pull
 from generator.content.new_story import StoryRefused, story_slug
 from tests.commands import ledgerpress
 from tests.conftest import base_files, write_tree

@@ -119,7 +119,8 @@ def pull_manifests(ids: tuple[str, ...], root: Path) -> None:
     """Fetch manifests from [manifests] store (default: those stories cite that are missing), validated."""
     from ..checks import manifest_findings
     from ..content.load import load_content
-    from ..content.manifest_store import TOKEN_VARIABLE, StoreError, missing_ids, pull
+    from ..content.manifest_pull import TOKEN_VARIABLE, StoreError, pull
+    from ..content.manifest_store import missing_ids
 
     config = site_config(root)
     if config.manifests is None:

@@ -65,11 +65,11 @@ def _deeper(text: str, limit: int) -> bool:
 
 # The frame's top-level "id", read before any nested value (where JSON-RPC clients write it): the rest of a
 # frame that cannot be parsed need not be.
-_ID = re.compile(rb'\s*\{(?:[^{}\[\]"]|"(?:[^"\\]|\\.)*")*?"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\\x00-\x1f]|\\.){0,256}")')
+_TOP_ID = re.compile(rb'\s*\{(?:[^{}\[\]"]|"(?:[^"\\]|\\.)*")*?"id"\s*:\s*(-?\d{1,18}|"(?:[^"\\\x00-\x1f]|\\.){0,256}")')
 
 
 def _id_of(line: bytes) -> str | int | None:
-    found = _ID.match(line[:65536])
+    found = _TOP_ID.match(line[:65536])
     if found is None:
         return None
     try:
