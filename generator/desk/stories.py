@@ -134,6 +134,7 @@ def _swap(path: Path, data: bytes, expected: str, shown: str) -> None:
     other. Where the file system cannot exchange two files, the new one replaces the old (other desks still
     wait for the lock)."""
     temporary = _written_beside(path, data)
+    ours = os.lstat(temporary).st_ino
     try:
         if not exchange(temporary, path):
             os.replace(temporary, path)
@@ -141,16 +142,15 @@ def _swap(path: Path, data: bytes, expected: str, shown: str) -> None:
         taken, _ = read_bounded(temporary, shown, MAX_TEXT, follow=False)
         if taken is not None and file_digest(taken) == expected:
             return
-        _give_back(temporary, path)
+        _give_back(temporary, path, ours)
         raise _stale(shown, expected, file_digest(taken) if taken is not None else "unreadable")
     finally:
         temporary.unlink(missing_ok=True)
 
 
-def _give_back(taken: Path, path: Path) -> None:
-    """Put the file `taken` holds back at `path`, and the new text back in `taken`; a save that landed at
-    `path` meanwhile is newer still, and is the one put back in the end."""
-    placed = os.lstat(path).st_ino  # the new text, at `path` now
+def _give_back(taken: Path, path: Path, placed: int) -> None:
+    """Put the file `taken` holds back at `path`, and the new text (inode `placed`, put at `path` by the swap)
+    back in `taken`; a save that landed at `path` meanwhile is newer still, and is the one put back in the end."""
     while True:
         held = os.lstat(taken).st_ino
         if not exchange(taken, path):
