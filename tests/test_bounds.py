@@ -7,6 +7,7 @@ are marked `slow` (CI runs them: `python -m pytest -m slow`), but for the shapes
 
 from __future__ import annotations
 
+import inspect
 import json
 import shutil
 import struct
@@ -112,8 +113,9 @@ SLACK = st.integers(0, 4096)  # how far under or over: each example another inpu
 
 def every_shape(test: Callable) -> Callable:
     """Each shape at its limit exactly, then what hypothesis draws."""
+    extra = {"kind": "author"} if "kind" in inspect.signature(test).parameters else {}
     for shape in SHAPES:
-        test = example(shape=shape, side="under", slack=0)(test)
+        test = example(shape=shape, side="under", slack=0, **extra)(test)
     return test
 
 
@@ -134,25 +136,21 @@ def test_a_story_at_its_byte_limit(shape: str, side: str, slack: int):
     _at_limit({STORY_PATH: _story(shape, _size(MAX_STORY_BYTES, side, slack))}, side)
 
 
-@pytest.mark.slow
-@bounds(len(SHAPES))
-@every_shape
-@given(shape=st.sampled_from(sorted(SHAPES)), side=SIDES, slack=SLACK)
-def test_a_page_at_its_byte_limit(shape: str, side: str, slack: int):
-    size = _size(MAX_PAGE_BYTES, side, slack)
-    text = _exactly("---\ntitle: Terms\n---\n", SHAPES[shape](size).replace(CITE, ""), size)
-    _at_limit({"content/pages/terms/reuse.md": text}, side)
+AUTHORED = _story("many paragraphs", 4000).replace("trust: confirmed\n", "trust: confirmed\nauthors: [ana-lima]\n")
+PLAIN = {  # files of Markdown without citations: (path, front matter, their limit, the files beside them)
+    "page": ("content/pages/terms/reuse.md", "title: Terms", MAX_PAGE_BYTES, {}),
+    "author": ("content/authors/ana-lima.md", "name: Ana Lima", MAX_AUTHOR_BYTES, {STORY_PATH: AUTHORED}),
+}
 
 
 @pytest.mark.slow
-@bounds(len(SHAPES))
+@bounds(2 * len(SHAPES))
 @every_shape
-@given(shape=st.sampled_from(sorted(SHAPES)), side=SIDES, slack=SLACK)
-def test_an_author_at_its_byte_limit(shape: str, side: str, slack: int):
-    size = _size(MAX_AUTHOR_BYTES, side, slack)
-    author = _exactly("---\nname: Ana Lima\n---\n", SHAPES[shape](size).replace(CITE, ""), size)
-    story = _story("many paragraphs", 4000).replace("trust: confirmed\n", "trust: confirmed\nauthors: [ana-lima]\n")
-    _at_limit({"content/authors/ana-lima.md": author, STORY_PATH: story}, side)
+@given(shape=st.sampled_from(sorted(SHAPES)), side=SIDES, slack=SLACK, kind=st.sampled_from(sorted(PLAIN)))
+def test_a_page_or_an_author_at_its_byte_limit(shape: str, side: str, slack: int, kind: str):
+    path, front, limit, beside = PLAIN[kind]
+    size = _size(limit, side, slack)
+    _at_limit({path: _exactly(f"---\n{front}\n---\n", SHAPES[shape](size).replace(CITE, ""), size), **beside}, side)
 
 
 # Front matter: many keys, a long list, long strings, nesting to the limit, past MAX_FRONT_MATTER_BYTES.
