@@ -7,7 +7,6 @@ are marked `slow` (CI runs them: `python -m pytest -m slow`), but for the shapes
 
 from __future__ import annotations
 
-import inspect
 import json
 import shutil
 import struct
@@ -111,12 +110,14 @@ SIDES = st.sampled_from(["under", "over"])
 SLACK = st.integers(0, 4096)  # how far under or over: each example another input
 
 
-def every_shape(test: Callable) -> Callable:
-    """Each shape at its limit exactly, then what hypothesis draws."""
-    extra = {"kind": "author"} if "kind" in inspect.signature(test).parameters else {}
-    for shape in SHAPES:
-        test = example(shape=shape, side="under", slack=0, **extra)(test)
-    return test
+def every_shape(**extra: str) -> Callable[[Callable], Callable]:
+    """Each shape at its limit exactly (with `extra` arguments), then what hypothesis draws."""
+    def explicit(test: Callable) -> Callable:
+        for shape in SHAPES:
+            test = example(shape=shape, side="under", slack=0, **extra)(test)
+        return test
+
+    return explicit
 
 
 def _size(limit: int, side: str, slack: int) -> int:
@@ -130,7 +131,7 @@ def test_a_story_of_a_mib_once_quadratic_checks_in_bounded_time(shape: str):
 
 @pytest.mark.slow
 @bounds(len(SHAPES))
-@every_shape
+@every_shape()
 @given(shape=st.sampled_from(sorted(SHAPES)), side=SIDES, slack=SLACK)
 def test_a_story_at_its_byte_limit(shape: str, side: str, slack: int):
     _at_limit({STORY_PATH: _story(shape, _size(MAX_STORY_BYTES, side, slack))}, side)
@@ -145,7 +146,7 @@ PLAIN = {  # files of Markdown without citations: (path, front matter, their lim
 
 @pytest.mark.slow
 @bounds(2 * len(SHAPES))
-@every_shape
+@every_shape(kind="author")
 @given(shape=st.sampled_from(sorted(SHAPES)), side=SIDES, slack=SLACK, kind=st.sampled_from(sorted(PLAIN)))
 def test_a_page_or_an_author_at_its_byte_limit(shape: str, side: str, slack: int, kind: str):
     path, front, limit, beside = PLAIN[kind]

@@ -70,7 +70,8 @@ class BuildResult:
     pages: int = 0
     memo: Memo | None = None
     scheduled: list[tuple[str, str, dt.datetime]] = field(default_factory=list)  # (path, URL path, time), soonest first
-    newest: dt.datetime | None = None  # the latest published time of a story built: a build before it differs
+    newest: dt.datetime | None = None  # the latest time a story built was published or corrected (a build before
+                                       # it differs)
     correction_due: dt.datetime | None = None  # when the next correction of a story built falls due
     searchable: tuple = ((), (), {})  # search_plan's arguments: the stories' records, the plain pages, page records
 
