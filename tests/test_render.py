@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import re
 import random
 
 import yaml
@@ -63,9 +62,7 @@ def test_json_ld_cannot_close_the_script():
 @given(st.recursive(st.none() | st.booleans() | st.integers(-2**63, 2**64 - 1) | st.text(),
                     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4)))
 def test_json_ld_writes_what_json_dumps_writes(value):
-    """…and escapes what json.dumps leaves raw but no page may carry raw (DEL, C1 controls, U+FFFE, U+FFFF)."""
     expected = json.dumps(value, ensure_ascii=False, separators=(",", ":"))
-    expected = re.sub("[\x7f-\x9f\ufffe\uffff]", lambda found: f"\\u{ord(found[0]):04x}", expected)
     assert str(json_ld(value)) == expected.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

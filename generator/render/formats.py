@@ -19,6 +19,8 @@ import yaml
 from markupsafe import Markup, escape
 from pydantic import BaseModel
 
+from ..content.source import RAW
+
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
 
@@ -117,11 +119,9 @@ def uri(value: str) -> str:
     return quote(str(value), safe=_URL_SAFE, errors="replace")
 
 
-# What no page, feed or Markdown file carries raw, whichever field it comes from: C0 controls but tab and line
-# breaks (NUL, ESC: a terminal that shows index.md obeys them), DEL and the C1 controls, lone surrogates, U+FFFE
-# and U+FFFF. HTML parsers report each as an error; XML 1.0 forbids all but DEL and the C1 controls, and
-# discourages those (listed, as _UNPRINTABLE is).
-_RAW = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+# The characters XML 1.0 forbids (C0 controls but tab and line breaks, lone surrogates, U+FFFE, U+FFFF) and those
+# it discourages (DEL, C1): content/source.RAW, which no text read from content/ holds; site.toml's may.
+_XML_FORBIDDEN = RAW
 
 
 def xml_escape(value: Any) -> Markup:
@@ -132,20 +132,11 @@ def xml_escape(value: Any) -> Markup:
     if type(value) is Markup:
         return value
     escaped = escape(value)
-    if _RAW.search(escaped):
-        escaped = Markup(_RAW.sub("\ufffd", escaped))
+    if _XML_FORBIDDEN.search(escaped):
+        escaped = Markup(_XML_FORBIDDEN.sub("\ufffd", escaped))
     if "\t" in escaped or "\n" in escaped or "\r" in escaped:
         escaped = Markup(str(escaped).replace("\t", "&#9;").replace("\n", "&#10;").replace("\r", "&#13;"))
     return escaped
-
-
-def no_controls(value: Any) -> Any:
-    """Every value an HTML, Markdown or JSON template prints (their finalize), with those characters replaced
-    by U+FFFD; an escaped value stays escaped."""
-    if isinstance(value, str) and _RAW.search(value):
-        cleaned = _RAW.sub("\ufffd", value)
-        return Markup(cleaned) if isinstance(value, Markup) else cleaned
-    return value
 
 
 _SH_PLAIN = re.compile(r"[A-Za-z0-9_@%+=:,./-]+")  # shlex.quote's own safe set
@@ -188,16 +179,10 @@ def to_data(value: Any) -> Any:
 def to_json(value: Any) -> str:
     """Deterministic, readable JSON for the JSON variant and data files (orjson: the same bytes as
     json.dumps(indent=2, ensure_ascii=False), from a library far quicker at it)."""
-    return _json_escaped(orjson.dumps(to_data(value), option=orjson.OPT_INDENT_2).decode("utf-8")) + "\n"
-
-
-def _json_escaped(text: str) -> str:
-    """JSON with DEL, the C1 controls, U+FFFE and U+FFFF as \\u escapes, as orjson writes the C0 ones: the same
-    data, and no character no_controls would have to replace (they can only stand inside a JSON string)."""
-    return _RAW.sub(lambda found: f"\\u{ord(found[0]):04x}", text) if _RAW.search(text) else text
+    return orjson.dumps(to_data(value), option=orjson.OPT_INDENT_2).decode("utf-8") + "\n"
 
 
 def json_ld(value: Any) -> Markup:
     """JSON for a <script> element: '<', '>' and '&' escaped so no text can close the element."""
-    text = _json_escaped(orjson.dumps(to_data(value)).decode("utf-8"))  # json.dumps(ensure_ascii=False, …)
+    text = orjson.dumps(to_data(value)).decode("utf-8")  # json.dumps(ensure_ascii=False, separators=(",", ":"))
     return Markup(text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026"))

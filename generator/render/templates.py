@@ -38,7 +38,6 @@ from .formats import (
     md_fence,
     md_text,
     month_day_time,
-    no_controls,
     to_json,
     uri,
     xml_escape,
@@ -134,9 +133,8 @@ _OPTIONS = {"undefined": StrictUndefined, "trim_blocks": True, "lstrip_blocks": 
             "autoescape": select_autoescape(enabled_extensions=_ESCAPED, default_for_string=False)}
 _SHAPE = repr([(name, _ESCAPED if name == "autoescape" else getattr(value, "__name__", value))
                for name, value in sorted(_OPTIONS.items())])
-_FINALIZE = {False: no_controls, True: xml_escape}
-_COMPILED = {xml: FileSystemBytecodeCache(pattern=f"__ledgerpress_{key_of(_SHAPE, finalize.__name__)[:12]}_%s.cache")
-             for xml, finalize in _FINALIZE.items()}
+_COMPILED = {xml: FileSystemBytecodeCache(pattern=f"__ledgerpress_{key_of(_SHAPE, str(xml))[:12]}_%s.cache")
+             for xml in (False, True)}
 
 
 MAX_RANGE = 1_000_000  # range() in a template: a loop a mistyped bound would make endless
@@ -152,9 +150,8 @@ def bounded_range(*args: int) -> range:
 
 def make_environment(templates: TemplateSet, config: SiteConfig, nav: Any, xml: bool = False) -> Environment:
     """The environment for the templates of one kind: `xml` ones pass every value they print through
-    formats.xml_escape, which also replaces what XML forbids; the others through formats.no_controls (and
-    escape HTML, as Jinja does)."""
-    env = Environment(loader=templates, bytecode_cache=_COMPILED[xml], finalize=_FINALIZE[xml],
+    formats.xml_escape, which also replaces what XML forbids (the others escape HTML, as Jinja does)."""
+    env = Environment(loader=templates, bytecode_cache=_COMPILED[xml], finalize=xml_escape if xml else None,
                       auto_reload=False, **_OPTIONS)  # (the templates are read once, when the build starts)
     dates = ReaderDates(config.timezone, config.date_format, config.day_format)
     env.filters.update(current=current, byline_separator=byline_separator, index_by=index_by, pluralize=pluralize,
