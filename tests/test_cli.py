@@ -138,6 +138,18 @@ def _hostile_site(site: Path) -> Path:
     story = STORY.replace("trust: confirmed\n", "trust: confirmed\nauthors: [ana]\ncorrections:\n"
                           f"  - date: 2026-11-21\n    text: {json.dumps(HOSTILE)}\n"
                           '    manifest: "1000000000000000001"\n')
+    # corrected as the retraction asks: the story no longer states what the withdrawn minutes said
+    for stated, corrected in (
+            ("The council approved the busway budget after a year of rising ridership.",
+             "Ridership on Quay Street buses rose 14% in a year."),
+            ("The council approved the busway budget, 9 to 2.", "Ridership on Quay Street buses rose 14% in a year."),
+            ('cites: ["1000000000000000001"]', 'cites: ["1000000000000000002"]'),
+            ("The council approved a busway budget of 12,500,000 dollars on a 9 to 2 vote.",
+             "The council's minutes of its November session were withdrawn, and what they said should not be "
+             "relied on."),
+            ("- Two members voted against. [cites: 1000000000000000001, 1000000000000000002]\n", "")):
+        assert stated in story
+        story = story.replace(stated, corrected)
     return write_tree(site, {"content/manifests/1000000000000000001.json": json.dumps(manifest), STORY_PATH: story,
                              "content/authors/ana.md": f"---\nname: {json.dumps('Ana ' + HOSTILE)}\n---\n"
                                                        f"Bio {HOSTILE}\n"})
