@@ -4,6 +4,8 @@
     python benchmarks/bench_compare.py 12008a0 --stories 4000 --runs 7 --edit   # one-story rebuilds
     python benchmarks/bench_compare.py 12008a0 --stories 4000 --runs 3 --search # the default build, index included
     python benchmarks/bench_compare.py 12008a0 --stories 4000 --runs 3 --jobs 1 # the work alone, on one core
+    python benchmarks/bench_compare.py 12008a0 --stories 4000 --runs 3 --check  # `ledgerpress check`, no cache
+    python benchmarks/bench_compare.py 12008a0 --stories 4000 --runs 7 --check --edit  # check after one edit
 
 This machine's speed drifts by more than half within minutes (a fixed Python loop takes 0.6 s or 1.1 s
 depending on when it runs), so figures taken minutes apart are hard to compare. Here each run of the
@@ -44,8 +46,10 @@ def copy_of(site: Path, name: str) -> Path:
     return copy
 
 
-def run(code: Path, site: Path, search: bool = False, jobs: int | None = None) -> Run:
-    """One build of site by the generator in folder `code` (its own package comes first from there)."""
+def run(code: Path, site: Path, search: bool = False, jobs: int | None = None, check: bool = False) -> Run:
+    """One build (or check) of site by the generator in folder `code` (its own package comes first from there)."""
+    if check:  # (its memo of the last check is in the cache folder, which `fresh` removes)
+        return timed([sys.executable, "-m", "generator", "check", "--root", str(site)], cwd=code)
     command = [sys.executable, "-m", "generator", "build", "--root", str(site)]
     if jobs:
         command += ["--jobs", str(jobs)]
@@ -60,6 +64,7 @@ def main() -> None:
     parser.add_argument("--edit", action="store_true", help="time one-story rebuilds instead of cold builds")
     parser.add_argument("--work", type=Path, default=Path("/tmp/lp-bench"))
     parser.add_argument("--search", action="store_true", help="the default build, with the search index")
+    parser.add_argument("--check", action="store_true", help="time `ledgerpress check` instead of builds")
     parser.add_argument("--jobs", type=int, help="worker processes of each build (default: all cores); with 1, "
                         "the ratio is of the work alone, without what running it on every core adds or saves")
     args = parser.parse_args()
@@ -72,7 +77,7 @@ def main() -> None:
     runs: dict[str, list[Run]] = {name: [] for name in codes}
     if args.edit:
         for name in codes:  # up to date, with a memo, before the timed edits
-            run(codes[name], sites[name], args.search, args.jobs)
+            run(codes[name], sites[name], args.search, args.jobs, args.check)
     for number in range(args.runs):
         for name in (list(codes) if number % 2 == 0 else list(codes)[::-1]):
             site = sites[name]
@@ -80,8 +85,8 @@ def main() -> None:
                 edit_one(site, number + time.time_ns() % 40)
             else:
                 fresh(site)
-            runs[name].append(run(codes[name], site, args.search, args.jobs))
-    kind = "one-story rebuild" if args.edit else "cold build"
+            runs[name].append(run(codes[name], site, args.search, args.jobs, args.check))
+    kind = ("one-story " if args.edit else "cold ") + ("check" if args.check else "rebuild" if args.edit else "build")
     for name, found in runs.items():
         print(f"{name:13} {kind}: median {statistics.median(r.wall for r in found):.2f} s "
               f"({', '.join(f'{r.wall:.2f}' for r in found)}); CPU user {statistics.median(r.user for r in found):.2f} s, "

@@ -16,7 +16,11 @@ def tree(root: int) -> list[int]:
     found, todo = [], [root]
     while todo:
         pid = todo.pop()
-        for task in os.listdir(f"/proc/{pid}/task") if os.path.isdir(f"/proc/{pid}/task") else ():
+        try:
+            tasks = os.listdir(f"/proc/{pid}/task")
+        except OSError:  # the process ended meanwhile
+            continue
+        for task in tasks:
             try:
                 children = [int(child) for child in Path(f"/proc/{pid}/task/{task}/children").read_text().split()]
             except OSError:  # the process or thread ended meanwhile

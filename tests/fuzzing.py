@@ -6,14 +6,19 @@ traceback, a crash, a hang or a blow-up is reported as what it is instead of tak
 
 from __future__ import annotations
 
+import datetime as dt
+import functools
+import io
 import json
 import os
 import resource
 import shutil
 import signal
+import struct
 import tempfile
 import time
 import traceback
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 
@@ -23,22 +28,25 @@ from hypothesis import strategies as st
 from tests.conftest import MANIFEST_A, SITE_TOML, STORY, STORY_PATH, base_files
 
 MEMORY_BYTES = 1 << 30  # address space an example may add to the process's own
-SECONDS = 10            # wall time an example may take (a small site checks and builds in well under one)
+SECONDS = 10            # CPU time an example may take (a small site checks and builds in well under one)
+WAITING = 4             # and wall time, in multiples of that: a busy machine makes an example wait for a core
 
 
 class Outcome:
-    """What one example did: "ok", or a traceback, a crash, a timeout, and how long it took."""
+    """What one example did: "ok", or a traceback, a crash, a timeout; its wall and CPU seconds."""
 
-    def __init__(self, kind: str, detail: str, seconds: float) -> None:
-        self.kind, self.detail, self.seconds = kind, detail, seconds
+    def __init__(self, kind: str, detail: str, seconds: float, cpu: float = 0.0) -> None:
+        self.kind, self.detail, self.seconds, self.cpu = kind, detail, seconds, cpu
 
     def __repr__(self) -> str:
-        return f"{self.kind} after {self.seconds:.1f} s\n{self.detail}"
+        return f"{self.kind} after {self.seconds:.1f} s ({self.cpu:.1f} s of CPU)\n{self.detail}"
 
 
-def isolated(target: Callable[..., None], *args: object) -> Outcome:
-    """Run target(*args) in a forked child with MEMORY_BYTES more address space than now and SECONDS of
-    time (SIGALRM ends it); its traceback, if it raised, comes back through a pipe."""
+def isolated(target: Callable[..., None], *args: object, seconds: int = SECONDS) -> Outcome:
+    """Run target(*args) in a forked child with MEMORY_BYTES more address space than now and `seconds` of CPU
+    time (SIGXCPU ends it: a bound that other work on the machine does not move), WAITING times as many of
+    wall time (SIGALRM: a child blocked without using the CPU); its traceback, if it raised, comes back through
+    a pipe."""
     reading, writing = os.pipe()
     started = time.monotonic()
     pid = os.fork()
@@ -48,8 +56,10 @@ def isolated(target: Callable[..., None], *args: object) -> Outcome:
             pages = int(Path("/proc/self/statm").read_text().split()[0])
             ceiling = pages * resource.getpagesize() + MEMORY_BYTES
             resource.setrlimit(resource.RLIMIT_AS, (ceiling, ceiling))
+            resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
             signal.signal(signal.SIGALRM, signal.SIG_DFL)
-            signal.alarm(SECONDS)
+            signal.signal(signal.SIGXCPU, signal.SIG_DFL)
+            signal.alarm(seconds * WAITING)
             target(*args)
             report = b"ok"
         except BaseException:
@@ -61,21 +71,29 @@ def isolated(target: Callable[..., None], *args: object) -> Outcome:
     with os.fdopen(reading, "rb") as pipe:
         while chunk := pipe.read(65536):
             chunks.append(chunk)
-    _, status = os.waitpid(pid, 0)
-    seconds = time.monotonic() - started
+    _, status, usage = os.wait4(pid, 0)
+    seconds, cpu = time.monotonic() - started, usage.ru_utime + usage.ru_stime
     text = b"".join(chunks).decode("utf-8", "replace")
     if os.WIFSIGNALED(status):
         sign = os.WTERMSIG(status)
-        return Outcome("timeout" if sign == signal.SIGALRM else f"crash (signal {sign})", text, seconds)
-    return Outcome("ok" if text == "ok" else "traceback", text, seconds)
+        kind = "timeout" if sign in (signal.SIGALRM, signal.SIGXCPU) else f"crash (signal {sign})"
+        return Outcome(kind, text, seconds, cpu)
+    return Outcome("ok" if text == "ok" else "traceback", text, seconds, cpu)
 
 
-def check_and_build(files: dict[str, str | bytes | None]) -> None:
-    """The base site with `files` laid over it, checked and built in memory; every finding printed as the
-    command line prints it (text and JSON), every output encoded. Raises only on a bug."""
+def check_and_build(files: dict[str, str | bytes | None], now: str | None = None, agree: bool = False) -> None:
+    """The base site with `files` laid over it, checked and built in memory (at the time `now`, given as --now
+    is); every finding printed as the command line prints it (text and JSON), every output encoded. `agree`:
+    a site check finds no error in builds. Raises only on a bug."""
     from generator.engine import Memory, Options, build
-    from generator.engine.site_check import check_site
+    from generator.engine.clock import BadTime, build_time
     from generator.engine.inputs import Run
+    from generator.engine.site_check import check_site
+
+    try:
+        moment = build_time(now, {}) if now is not None else None
+    except BadTime:
+        return  # (the command stops with what is expected, before anything is read)
 
     root = Path(tempfile.mkdtemp(prefix="fuzz-site-"))
     try:
@@ -86,14 +104,17 @@ def check_and_build(files: dict[str, str | bytes | None]) -> None:
                 continue
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_bytes(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
-        for finding in check_site(Run(root, Options(drafts=True, jobs=1))).findings:  # what `check` prints, as text and as JSON
+        checked = check_site(Run(root, Options(drafts=True, jobs=1, now=moment))).findings
+        for finding in checked:  # what `check` prints, as text and as JSON
             str(finding).encode("utf-8")
             json.dumps(finding.as_dict(), ensure_ascii=False).encode("utf-8")
         memory = Memory()
-        report = build(root, memory, Options(jobs=1, search=False))
+        report = build(root, memory, Options(jobs=1, search=False, now=moment))
         for finding in report.findings:
             str(finding).encode("utf-8")
         assert report.refused is None
+        clean = not any(finding.severity == "error" for finding in checked)
+        assert not agree or not clean or report.ok, f"check found no error, the build: {report.findings}"
         assert all(isinstance(data, bytes) for data in memory.files.values())
     finally:
         shutil.rmtree(root, ignore_errors=True)
@@ -241,7 +262,7 @@ def story_with(front: str | None = None, body: str | None = None) -> str:
     return f"---\n{base_front if front is None else front}---\n{base_body if body is None else body}"
 
 
-INPUTS: dict[str, st.SearchStrategy] = {
+_SITES: dict[str, st.SearchStrategy] = {  # kinds of input that are files laid over the base site
     "front matter": front_matters().map(lambda front: {STORY_PATH: story_with(front=front)}),
     "body": bodies().map(lambda body: {STORY_PATH: story_with(body=body)}),
     "manifest": manifests().map(lambda text: {"content/manifests/1000000000000000002.json": text}),
@@ -254,3 +275,138 @@ INPUTS: dict[str, st.SearchStrategy] = {
                                bodies()).map(
         lambda parts: {f"content/stories/{parts[0]}/{parts[1]}.md": f"---\n{parts[2]}---\n{parts[3]}"}),
 }
+# Each kind's examples: (arguments, keyword arguments) of its target.
+INPUTS: dict[str, st.SearchStrategy] = {kind: files.map(lambda found: ((found,), {})) for kind, files in _SITES.items()}
+
+
+# --- images, tables, dates, the desk's frames ------------------------------------------------------------------
+
+def _jpeg_with_exif() -> bytes:
+    from PIL import Image
+
+    image, exif = Image.new("RGB", (48, 32), (30, 90, 200)), Image.Exif()
+    exif[0x0112], exif[0x010F], exif[0x0132] = 6, "Camera", "2026:11:21 10:00:00"
+    exif.get_ifd(0x8769)[0x9003] = "2026:11:21 10:00:00"
+    out = io.BytesIO()
+    image.save(out, "JPEG", exif=exif)
+    return out.getvalue()
+
+
+def _png(width: int, height: int) -> bytes:
+    """A PNG whose header says width x height, with one row of pixels at most (a bomb, if it claims more)."""
+    def chunk(kind: bytes, body: bytes) -> bytes:
+        return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(b"\x00" * (1 + 3 * width)))
+            + chunk(b"IEND", b""))
+
+
+CAMERA = _jpeg_with_exif()
+
+
+@st.composite
+def images(draw) -> bytes:
+    """An image file: the camera's JPEG with bytes changed (most in its EXIF block), cut short, or both; a PNG
+    whose header claims any size (wide, tall, past the pixel bound); or random bytes."""
+    choice = draw(st.integers(0, 3))
+    if choice == 2:
+        return _png(draw(st.integers(1, 70_000)), draw(st.integers(1, 70_000)))
+    if choice == 3:
+        return draw(st.binary(max_size=400))
+    data = bytearray(CAMERA)
+    for _ in range(draw(st.integers(0, 4))):
+        at = draw(st.integers(20, 170)) if draw(st.booleans()) else draw(st.integers(0, len(data) - 1))
+        data[at] = draw(st.integers(0, 255))
+    if choice == 1:
+        del data[draw(st.integers(0, len(data) - 1)):]
+    return bytes(data)
+
+
+def _showing(image: bytes) -> dict:
+    story = STORY.replace("trust: confirmed\n", 'trust: confirmed\nimage:\n  src: "a.jpg"\n  alt: "A chart"\n'
+                          '  credit: "Desk"\n').replace("## Why now\n", "## Why now\n\n![A map](b.png) "
+                                                        "[cites: 1000000000000000002]\n")
+    return {STORY_PATH: story, "content/images/a.jpg": image, "content/images/b.png": image}
+
+
+CELLS = st.sampled_from(["x", "", " ", "12,500,000", "14%", "\\|", "`|`", "[cites: 1000000000000000001]", "**b**",
+                         "[l](https://e.org)", "<b>", "&#124;", ":---", "---:", "\t"])
+
+
+@st.composite
+def tables(draw) -> str:
+    """A GFM table: any number of columns (wide ones repeated out to thousands), rows of any length, escaped
+    pipes, cites in any cell, odd alignment rows."""
+    columns = draw(st.integers(1, 12)) * draw(st.sampled_from([1, 1, 10, 300]))
+    head = "| " + " | ".join(draw(st.lists(CELLS, min_size=1, max_size=6)) * columns)[:20_000] + " |"
+    align = "|" + draw(st.sampled_from(["---|", ":--|", "--:|", ":-:|", "-|", "|"])) * columns
+    rows = ["| " + " | ".join(draw(st.lists(CELLS, max_size=8)) * draw(st.integers(1, columns))) + " |"
+            for _ in range(draw(st.integers(0, 6)))]
+    return "\n".join([head, align, *rows]) + "\n"
+
+
+MOMENTS = st.datetimes(min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30),
+                       timezones=st.sampled_from([dt.timezone.utc, dt.timezone(dt.timedelta(hours=14)),
+                                                  dt.timezone(dt.timedelta(hours=-14))]))
+DATES = st.one_of(MOMENTS.map(lambda moment: moment.isoformat()), st.dates().map(str),
+                  st.sampled_from(["0001-01-01T00:00:00+14:00", "9999-12-31T23:59:59-14:00", "2026-02-30", "2026-11-21",
+                                   "2026-11-21T10:30:00Z", "1000-01-01", "9999-12-31", "2026-11-21T24:00:00Z"]))
+
+
+@st.composite
+def dated(draw) -> tuple[dict, str | None]:
+    """The story's published, updated and correction dates, a manifest's published date, and the build's time."""
+    published = draw(st.sampled_from(["2026-11-21T10:30:00Z", "2026-11-21T10:30:00+14:00"]) | DATES)
+    story = STORY.replace("published: 2026-11-21T10:30:00Z", f"published: {published}").replace(
+        "trust: confirmed\n", f"trust: confirmed\nupdated: {draw(DATES)}\ncorrections:\n  - date: {draw(DATES)}\n"
+                              '    text: "Fixed."\n')
+    manifest = json.loads(MANIFEST_A)
+    manifest["published"] = draw(DATES)
+    now = draw(st.none() | DATES)
+    return {STORY_PATH: story, "content/manifests/1000000000000000001.json": json.dumps(manifest)}, now
+
+
+FRAMES = st.one_of(
+    st.binary(max_size=2000),
+    st.sampled_from([b"[" * 100_000, b'{"a":' * 50_000, b'"\\ud800"', b"\xff\xfe", b'{"jsonrpc":"2.0","id":1}'])
+    .map(lambda part: b'{"jsonrpc":"2.0","id":7,"method":"tools/call","params":' + part + b"}"),
+    st.builds(lambda ident, text: json.dumps({"jsonrpc": "2.0", "id": ident, "method": "tools/call",
+                                              "params": {"name": "read_story", "arguments": {"path": text}}},
+                                             ensure_ascii=False).encode("utf-8", "surrogatepass"),
+              st.one_of(st.integers(), st.text(max_size=20), st.none()), st.text(max_size=200)),
+    st.integers(1, 40).map(lambda size: b'{"jsonrpc":"2.0","id":8,"params":"' + b"a" * (size << 18) + b'"}'),
+)
+
+
+def desk_frames(lines: list[bytes]) -> None:
+    """Lines as the stdio desk reads them: each is passed to the SDK as it is, or answered (desk/frames.py)."""
+    from mcp_types import jsonrpc_message_adapter
+
+    from generator.desk.frames import Frames, refusal
+
+    for line in lines:
+        found = refusal(line)
+        if found is None:
+            jsonrpc_message_adapter.validate_json(line.decode("utf-8"), by_name=False)
+        else:
+            json.dumps(found)
+    read = io.BufferedReader(Frames(io.BytesIO(b"\n".join(lines) + b"\n"))).read()
+    for line in read.splitlines():
+        jsonrpc_message_adapter.validate_json(line.decode("utf-8"), by_name=False)
+
+
+TARGETS: dict[str, Callable[..., None]] = {"desk frames": desk_frames}  # (check_and_build, unless named here)
+
+
+def run_example(kind: str, example: tuple[tuple, dict]) -> Outcome:
+    """One example of a kind, given to its target in a child process (isolated)."""
+    arguments, keywords = example
+    return isolated(functools.partial(TARGETS.get(kind, check_and_build), **keywords), *arguments)
+INPUTS.update({
+    "image": images().map(lambda image: ((_showing(image),), {"agree": True})),
+    "table": st.lists(tables(), min_size=1, max_size=3).map(
+        lambda found: (({STORY_PATH: story_with(body="\n\n".join(found))},), {})),
+    "dates": dated().map(lambda parts: ((parts[0],), {"now": parts[1]})),
+    "desk frames": st.lists(FRAMES, min_size=1, max_size=5).map(lambda lines: ((lines,), {})),
+})

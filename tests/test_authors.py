@@ -140,3 +140,19 @@ def test_an_edited_author_file_remakes_only_their_stories(site: Path):
     stories = {path.rsplit("/", 1)[0] for path in after if path.startswith("stories/") and after[path] != before[path]}
     assert stories == {STORY_URL.rstrip("/")}
     assert "Tomás Reyes" in (public / STORY_URL / "index.md").read_text()
+
+
+def test_an_author_of_drafts_and_scheduled_stories_only_has_no_page(site: Path):
+    """An author whose only stories are drafts or scheduled got a public page (their name and bio)."""
+    import datetime as dt
+
+    later, text = story_file(1, 28, 6)
+    draft, draft_text = story_file(2, 22, 9)
+    write_tree(site, {"content/authors/ana-lima.md": ANA, later: _by(text, '["ana-lima"]'),
+                      draft: _by(draft_text, '["ana-lima"]').replace("trust: reported\n", "trust: reported\ndraft: true\n")})
+    built = build_in_memory(site, search=False, now=dt.datetime(2026, 11, 25, tzinfo=dt.timezone.utc))
+    assert built.ok, built.findings
+    assert not any("ana-lima" in path for path in built.files), [p for p in built.files if "ana" in p]
+    assert not any(b"Ana Lima" in data or b"ana-lima" in data for data in built.files.values())
+    published = build_in_memory(site, search=False, now=dt.datetime(2026, 11, 28, 6, tzinfo=dt.timezone.utc))
+    assert "authors/ana-lima/index.html" in published.files

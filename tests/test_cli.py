@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -126,3 +127,51 @@ def test_ctrl_c_during_a_build_says_what_is_left_and_exits_130(tmp_path: Path, m
     result = CliRunner().invoke(cli, ["build"])
     assert result.exit_code == 130
     assert "interrupted: the output folder holds the last completed build" in result.output
+
+
+HOSTILE = "bad\ncontent/x.md:1:1: LP001 a finding that is not one\x1b]0;owned\x07 \x00 \x9b2J \x7f"
+RAW = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # (a line feed ends a line; any other of these is raw)
+
+
+def _hostile_site(site: Path) -> Path:
+    """Control characters in a retraction note, a manifest's title, a claim, a correction, an author's name and
+    bio: text that reaches the terminal (check's retraction lines) and every output."""
+    manifest = json.loads(MANIFEST_A)
+    manifest["title"] = f"Council minutes {HOSTILE}"
+    manifest["claims"][1]["text"] = f"The vote was 9 to 2. {HOSTILE}"
+    manifest["retracted"] = {"date": "2026-11-20T10:00:00Z", "note": HOSTILE}
+    story = STORY.replace("trust: confirmed\n", "trust: confirmed\nauthors: [ana]\ncorrections:\n"
+                          f"  - date: 2026-11-21\n    text: {json.dumps(HOSTILE)}\n"
+                          '    manifest: "1000000000000000001"\n')
+    # corrected as the retraction asks: the story no longer states what the withdrawn minutes said
+    for stated, corrected in (
+            ("The council approved the busway budget after a year of rising ridership.",
+             "Ridership on Quay Street buses rose 14% in a year."),
+            ("The council approved the busway budget, 9 to 2.", "Ridership on Quay Street buses rose 14% in a year."),
+            ('cites: ["1000000000000000001"]', 'cites: ["1000000000000000002"]'),
+            ("The council approved a busway budget of 12,500,000 dollars on a 9 to 2 vote.",
+             "The council's minutes of its November session were withdrawn, and what they said should not be "
+             "relied on."),
+            ("- Two members voted against. [cites: 1000000000000000001, 1000000000000000002]\n", "")):
+        assert stated in story
+        story = story.replace(stated, corrected)
+    return write_tree(site, {"content/manifests/1000000000000000001.json": json.dumps(manifest), STORY_PATH: story,
+                             "content/authors/ana.md": f"---\nname: {json.dumps('Ana ' + HOSTILE)}\n---\n"
+                                                       f"Bio {HOSTILE}\n"})
+
+
+def test_no_text_reaches_the_terminal_or_an_output_raw(site: Path):
+    """A retraction note with a line feed and terminal escapes printed a line that read as another finding and a
+    raw OSC sequence; NUL and ESC in author names, manifest titles and corrections reached the HTML raw."""
+    _hostile_site(site)
+    for command in (["check", "--root", str(site)], ["build", "--root", str(site), "--no-search"],
+                    ["rules", HOSTILE], ["new", HOSTILE, "--root", str(site), "--newsroom", "city", "--beat", HOSTILE]):
+        result = run(*command)
+        printed = result.stdout + result.stderr
+        assert not RAW.search(printed), (command, printed)
+        assert not any(line.startswith("content/x.md") for line in printed.splitlines()), printed
+    public = site / "public"
+    assert (public / "authors/ana/index.html").is_file()
+    for path in public.rglob("*"):
+        if path.is_file() and path.suffix in (".html", ".md", ".json", ".xml", ".txt"):
+            assert not RAW.search(path.read_text(encoding="utf-8").replace("\t", " ").replace("\r", " ")), path

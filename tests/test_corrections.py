@@ -119,3 +119,31 @@ def test_a_story_is_never_updated_before_it_was_published(site: Path):
         == {"2026-11-21T10:30:00Z"}
     feed = feedparser.parse(built.files["feed.xml"])
     assert feed.entries[0].updated == "2026-11-21T10:30:00Z"
+
+
+def test_a_correction_dated_after_the_build_waits_for_its_time(site: Path):
+    """Corrections dated after the build's time were shown, and moved the feed's <updated>."""
+    import datetime as dt
+
+    from click.testing import CliRunner
+
+    from generator.cli import cli
+
+    corrected(site)
+    early = build_in_memory(site, search=False, now=dt.datetime(2026, 11, 22, 12, tzinfo=dt.timezone.utc))
+    assert early.ok, early.findings
+    story = json.loads(early.files[STORY_URL + "index.json"])
+    assert [c["date"] for c in story["corrections"]] == ["2026-11-22"] and story["updated"] == "2026-11-22"
+    assert "8 to 3" not in early.files[STORY_URL + "index.html"].decode()
+    assert b"8 to 3" not in early.files["corrections/index.html"] and b"8 to 3" not in early.files["feed.xml"]
+    assert b"2026-11-23" not in early.files["feed.xml"]
+    late = build_in_memory(site, search=False, now=dt.datetime(2026, 11, 23, 8, 15, tzinfo=dt.timezone.utc))
+    assert [c["date"] for c in json.loads(late.files[STORY_URL + "index.json"])["corrections"]] == [
+        "2026-11-22", "2026-11-23T08:15:00Z"]
+    runner = CliRunner()
+    before = runner.invoke(cli, ["build", "--root", str(site), "--no-search", "--now", "2026-11-23T08:00:00Z"])
+    assert before.exit_code == 0, before.output
+    due = runner.invoke(cli, ["build", "--root", str(site), "--no-search", "--now", "2026-11-23T08:15:00Z"])
+    assert "up to date" not in due.output and "8 to 3" in (site / "public" / STORY_URL / "index.html").read_text()
+    back = runner.invoke(cli, ["build", "--root", str(site), "--no-search", "--now", "2026-11-23T08:00:00Z"])
+    assert "up to date" not in back.output and "8 to 3" not in (site / "public" / STORY_URL / "index.html").read_text()

@@ -420,3 +420,22 @@ def test_a_site_toml_that_cannot_be_read_is_one_refusal_with_its_findings(agent:
     for refused in (agent.call("list_manifests")["error"], agent.call("check_story", text=FIXED)["error"]):
         assert refused["code"] == "site_broken" and refused["findings"][0].startswith("content/site.toml:1:")
     assert "so no story can be checked" in agent.call("check_story", text=FIXED)["error"]["message"]
+
+
+def test_a_manifest_at_the_end_of_the_calendar_can_be_cited_until_then(tmp_path: Path):
+    """get_manifest added manifest_max_age_days to a manifest published 9999-12-31: an OverflowError (internal
+    error) for the agent."""
+    from generator.desk.manifest_search import get_manifest
+
+    manifest = json.loads(MANIFEST_A)
+    manifest["published"] = "9999-12-31T00:00:00Z"
+    root = write_tree(tmp_path / "site", {**base_files(), "content/manifests/1000000000000000001.json": json.dumps(
+        manifest), "content/site.toml": SITE_TOML.replace("manifest_max_age_days = 30", "manifest_max_age_days = 36500")})
+    assert get_manifest(Desk(root).checks, "1000000000000000001").cite_until == "9999-12-31T23:59:59Z"
+
+
+def test_a_desk_with_an_unreadable_source_date_epoch_does_not_start(tmp_path: Path):
+    """Every check the desk made failed (an internal error) when SOURCE_DATE_EPOCH could not be read."""
+    root = write_tree(tmp_path / "site", base_files())
+    started = ledgerpress("mcp", cwd=root, env={"SOURCE_DATE_EPOCH": "soon"}, stdin="")
+    assert started.returncode == 2 and "SOURCE_DATE_EPOCH 'soon' is not a whole number" in started.stderr

@@ -4,7 +4,9 @@ does; and it finds a story's page in the `ledgerpress serve` preview running bes
 from __future__ import annotations
 
 import signal
+import socket
 import subprocess
+import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -131,3 +133,30 @@ def test_the_desk_builds_in_its_own_process_through_the_engine_s_call(site: Path
     built = preview.build(Desk(root, allow_build=True), search=False)
     assert not built.ok and built.refused is None and not (root / "public").exists()
     assert [(f.path, f.code) for f in built.findings if f.severity == "error"] == [(STORY_PATH, "LP030")]
+
+
+def test_a_preview_stuck_mid_answer_is_given_up_on_as_a_whole():
+    """A preview that sends its status line a byte at a time kept each read within urllib's timeout and the
+    tool call waiting for ever."""
+    from generator.desk.preview import ASK_S, _answers
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def drip() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            for byte in b"HTTP/1.0 200 OK" * 100:
+                if stop.is_set():
+                    return
+                connection.sendall(bytes([byte]))
+                time.sleep(0.05)
+
+    threading.Thread(target=drip, daemon=True).start()
+    started = time.monotonic()
+    try:
+        assert _answers(f"http://127.0.0.1:{listener.getsockname()[1]}/stories/x/") is False
+    finally:
+        stop.set()
+        listener.close()
+    assert time.monotonic() - started < ASK_S + 1

@@ -34,6 +34,7 @@ from generator.render.formats import (
     yaml_scalar,
 )
 from generator.render.story_view import (
+    AlignedView,
     ClaimView,
     DecisionCardView,
     KeyFactView,
@@ -46,7 +47,7 @@ from generator.render.story_view import (
     Verify,
 )
 from generator.render.bylines import AuthorView
-from generator.render.sections import Paragraph, SectionView
+from generator.render.sections import ClaimRefView, Paragraph, SectionView, SentenceView
 from generator.render.correction_views import CorrectionView
 from generator.render.image_views import ImageView, RenditionView
 from generator.render.ledger_rows import verify_view as _verify
@@ -61,7 +62,7 @@ from tests.conftest import SITE_TOML
 SCHEMAS = Path(__file__).parent / "schemas"
 MD = MarkdownIt("commonmark").enable("table")
 TEXT = st.text(min_size=1, max_size=40)  # every character but lone surrogates (no input can hold one)
-XML_FORBIDDEN = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+XML_FORBIDDEN = re.compile("[^\t\n\r\x20-\x7e\xa0-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")  # and discouraged
 EXAMPLES = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
@@ -278,7 +279,10 @@ def story(t: list[str]) -> StoryView:
         images=[IMAGE.model_copy(update={"alt": t[22], "caption": t[23], "credit": t[21]})],
         corrections=[CorrectionView(number=1, anchor="correction-1", date="2026-11-22", text=t[22],
                                     manifest_id="1000000000000000001")],
-        key_facts=[KeyFactView(text=t[9], labels=[t[10]], cites=["1000000000000000001"])],
+        key_facts=[KeyFactView(text=t[9], labels=[t[10]], cites=["1000000000000000001"],
+                               sentences=[SentenceView(text=t[9], claims=[ClaimRefView(
+                                   manifest_id="1000000000000000001", claim_id="2000000000000000011")])])],
+        alignment=[AlignedView(place="description", text=t[5], sentences=[SentenceView(text=t[5], claims=[])])],
         sections=[SectionView(title="The vote", anchor="the-vote", paragraphs=[Paragraph(
             kind="paragraph", markdown="A paragraph. [cites: 1000000000000000001]", html="<p>A paragraph.</p>",
             cites=["1000000000000000001"], sentences=[])])],

@@ -12,11 +12,16 @@ import zlib
 from pathlib import Path
 
 from click.testing import CliRunner
+from hypothesis import HealthCheck, example, given, settings
+from hypothesis import strategies as st
 from lxml import html
 from PIL import Image
 
 from generator.cli import cli
 from generator.content.image_files import read_image
+from generator.engine.build_options import Options
+from generator.engine.inputs import Run
+from generator.engine.site_check import check_site
 from tests.conftest import STORY, STORY_PATH, build_in_memory, write_tree
 from tests.test_site import story_file
 
@@ -170,3 +175,60 @@ def test_an_image_that_leads_out_of_content_or_is_too_large_is_not_read(site: Pa
     write_tree(site, {"content/images/riders.jpg": huge.getvalue()})
     result = CliRunner().invoke(cli, ["check", "--root", str(site)])
     assert "LP070 image content/images/riders.jpg is 8000 x 6000 pixels, more than 40 million" in result.stdout
+
+
+def _camera_jpeg() -> bytes:
+    """A JPEG as a camera writes one: turned by its EXIF orientation, with a maker, times and a sub-IFD."""
+    image = Image.new("RGB", (64, 48), (10, 200, 30))
+    exif = Image.Exif()
+    exif[0x0112], exif[0x010F], exif[0x0132] = 6, "Camera", "2026:11:21 10:00:00"
+    exif.get_ifd(0x8769)[0x9003] = "2026:11:21 10:00:00"
+    out = io.BytesIO()
+    image.save(out, "JPEG", exif=exif)
+    return out.getvalue()
+
+
+CAMERA = _camera_jpeg()
+EXIF_AT = CAMERA.index(b"Exif\x00\x00")
+EXIF_END = EXIF_AT + int.from_bytes(CAMERA[EXIF_AT - 2:EXIF_AT], "big")
+
+
+@st.composite
+def damaged(draw) -> bytes:
+    """The camera's JPEG with bytes of its EXIF block changed, cut short, or both."""
+    data = bytearray(CAMERA)
+    for _ in range(draw(st.integers(0, 3))):
+        data[draw(st.integers(EXIF_AT, EXIF_END - 1))] = draw(st.integers(0, 255))
+    if draw(st.booleans()):
+        del data[draw(st.integers(0, len(data) - 1)):]
+    return bytes(data)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])  # (more: fuzz.py)
+@given(data=damaged())
+@example(data=CAMERA[:EXIF_AT + 17] + b"\x00" + CAMERA[EXIF_AT + 18:])  # struct.error in the build
+@example(data=CAMERA[:EXIF_AT + 17] + b"\x1a" + CAMERA[EXIF_AT + 18:])  # TypeError
+@example(data=CAMERA[:EXIF_AT + 19] + b"\x05" + CAMERA[EXIF_AT + 20:])  # AttributeError
+@example(data=CAMERA[:-200])
+def test_check_and_build_agree_on_a_damaged_jpeg(site: Path, data: bytes):
+    """One changed byte of EXIF ended the build in struct.error or TypeError (and the preview in a 500 on
+    every page), a truncated JPEG in "cannot write public/", both after a clean check."""
+    with_images(site, riders=data)
+    findings = [f for f in check_site(Run(site, Options(jobs=1))).findings if f.severity == "error"]
+    assert all(f.code == "LP070" and "riders.jpg" in f.message for f in findings), findings
+    built = build_in_memory(site, search=False)
+    assert built.report.ok == (not findings), built.report.findings
+    for path in (path for path in built.files if path.startswith("images/riders-")):
+        Image.open(io.BytesIO(built.files[path])).load()
+
+
+def test_a_tall_image_is_written_in_a_format_that_holds_it(site: Path):
+    """WebP holds at most 16,383 pixels a side: a 700 x 30,000 chart (21 million pixels, within the bound)
+    passed check and failed the build."""
+    tall = io.BytesIO()
+    Image.new("RGB", (700, 30000), (200, 30, 30)).save(tall, "PNG")
+    built = build_in_memory(with_images(site, lead=tall.getvalue()), search=False)
+    assert built.report.ok, built.report.findings
+    written = sorted(path for path in built.files if path.startswith("images/busway-route-"))
+    assert [path.rsplit(".", 1)[1] for path in written] == ["png", "png"]
+    assert [Image.open(io.BytesIO(built.files[path])).size for path in written] == [(640, 27429), (700, 30000)]

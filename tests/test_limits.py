@@ -21,6 +21,7 @@ from generator.content.limits import (
     MAX_MANIFEST_BYTES,
     MAX_NESTING,
     MAX_STORY_BYTES,
+    MAX_STORY_FIGURES,
 )
 from generator.content.load import load_content
 from generator.content.safe_yaml import nesting_bound
@@ -308,3 +309,36 @@ def test_a_file_is_read_whole_or_to_one_byte_past_its_limit_whatever_its_stat_sa
         assert read_upto(descriptor, size, limit) == bytes(range(100))[:read]
     finally:
         os.close(descriptor)
+
+
+def _story_body(body: str) -> str:
+    """The base story with its body replaced (every paragraph citing the base story's first manifest)."""
+    return STORY.split("\n---\n", 1)[0] + "\n---\n\n" + body
+
+
+def test_a_sentence_past_the_limit_is_one_finding_not_read(site: Path):
+    from generator.content.limits import MAX_SENTENCE_CHARS
+
+    words = ("the council approved 12,500 dollars for Quay Street buses and Mayor Ruiz said ridership rose "
+             "\"by far\" in November ").split()
+    sentence = " ".join(words[i % len(words)] for i in range((MAX_STORY_BYTES - 4096) // 8))
+    cite = STORY.split("[cites: ", 1)[1].split("]", 1)[0]
+    write_tree(site, {STORY_PATH: _story_body(f"{sentence}. [cites: {cite}]\n")})
+    code, output, seconds = check(site, timeout=120)
+    found = [line for line in output.splitlines() if ": LP0" in line]
+    assert code == 1 and seconds < 60, output[-2000:]
+    assert [line.split(": ")[1].split()[0] for line in found].count("LP032") == 1
+    assert f"compare sentences of at most {MAX_SENTENCE_CHARS:,} with their claims" in output
+
+
+def test_ten_thousand_quotation_marks_and_five_thousand_table_rows_are_checked_to_the_figures_limit(site: Path):
+    cite = STORY.split("[cites: ", 1)[1].split("]", 1)[0]
+    quoted = " ".join(f'Ruiz said "{i} buses", "the busway", "{i % 7} votes", "Quay Street" and "9 to 2".'
+                      for i in range(1000))  # 10,000 marks in sentences of ordinary length
+    rows = "\n".join(f"| Quay Street {i} | {i * 37 % 9000:,} riders | up {i % 40}% [cites: {cite}] |" for i in range(5000))
+    write_tree(site, {STORY_PATH: _story_body(f"{quoted} [cites: {cite}]\n\n| Route | Riders | Change |\n"
+                                              f"|---|---|---|\n{rows}\n")})
+    code, output, seconds = check(site, timeout=300)
+    assert code == 1 and seconds < 240, output[-2000:]
+    assert "LP031 table row:" in output and "LP034 paragraph:" in output
+    assert output.count(f"the story holds more than {MAX_STORY_FIGURES:,} figures") == 1  # (15,000 in the rows)

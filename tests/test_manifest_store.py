@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import socket
 import threading
 import time
 from collections.abc import Iterator
@@ -16,13 +17,8 @@ import pytest
 
 from generator.content import manifest_store
 from generator.content.config import ManifestsTable
-from generator.content.manifest_store import (
-    StoreError,
-    mint_id,
-    pull,
-    write_new,
-    write_replacing,
-)
+from generator.content.manifest_pull import StoreError, pull
+from generator.content.manifest_store import mint_id, write_new, write_replacing
 from tests.commands import ledgerpress
 from tests.conftest import MANIFEST_A, base_files, write_tree
 
@@ -271,3 +267,71 @@ def test_writes_are_whole_and_never_replace_by_accident(tmp_path: Path):
     write_replacing(target, "three\n")
     assert target.read_text() == "three\n" and [p.name for p in target.parent.iterdir()] == ["x.json"]
 
+
+
+@pytest.mark.parametrize("written", [TOKEN + "\r", TOKEN + "\r\n", f"  {TOKEN}\n"])
+def test_a_token_read_from_a_windows_file_is_sent_without_its_line_end(tmp_path: Path, store: Store, written: str):
+    site = _site(tmp_path, store)
+    store.token = TOKEN
+    store.give(A, (200, MANIFEST_A.encode()))
+    pulled = ledgerpress("manifests", "pull", cwd=site, env={"LEDGERPRESS_MANIFEST_TOKEN": written})
+    assert pulled.returncode == 0, pulled.stderr
+    assert [auth for _, auth, _ in store.seen] == [f"Bearer {TOKEN}"]
+
+
+@pytest.mark.parametrize("written", [f"{TOKEN}\rX-Evil: 1", f"{TOKEN} {TOKEN}", f"{TOKEN}\x1b[2J", f"{TOKEN}é"])
+def test_a_token_a_header_cannot_carry_is_refused_and_never_printed(tmp_path: Path, store: Store, written: str):
+    site = _site(tmp_path, store)
+    pulled = ledgerpress("manifests", "pull", cwd=site, env={"LEDGERPRESS_MANIFEST_TOKEN": written})
+    assert pulled.returncode == 1 and "holds a character an HTTP header cannot carry" in pulled.stderr
+    assert TOKEN not in pulled.stdout + pulled.stderr and store.seen == []
+
+
+def test_a_store_on_this_machine_is_never_asked_through_a_proxy(tmp_path: Path, store: Store):
+    """With http_proxy set, the token went in plain HTTP to the proxy on another machine."""
+    proxy = Store()
+    threading.Thread(target=proxy.serve_forever, args=(0.05,), daemon=True).start()
+    try:
+        site = _site(tmp_path, store)
+        store.token = TOKEN
+        store.give(A, (200, MANIFEST_A.encode()))
+        address = f"http://127.0.0.1:{proxy.server_address[1]}"
+        pulled = ledgerpress("manifests", "pull", cwd=site, env={
+            "LEDGERPRESS_MANIFEST_TOKEN": TOKEN, "http_proxy": address, "HTTP_PROXY": address, "ALL_PROXY": address,
+            "all_proxy": address, "no_proxy": "", "NO_PROXY": ""})
+        assert pulled.returncode == 0, pulled.stderr
+        assert proxy.seen == [] and [auth for _, auth, _ in store.seen] == [f"Bearer {TOKEN}"]
+    finally:
+        proxy.shutdown()
+        proxy.server_close()
+
+
+def test_a_store_sending_its_headers_a_byte_at_a_time_is_given_up_on_as_a_whole(tmp_path: Path):
+    """Each byte within the timeout, the headers never ending: the timeout bounded each read, not the answer."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def drip() -> None:
+        connection, _ = listener.accept()
+        with connection:
+            connection.sendall(b"HTTP/1.1 200 OK\r\n")
+            while not stop.is_set():
+                try:
+                    connection.sendall(b"X-Slow: a\r\n")
+                except OSError:
+                    return
+                time.sleep(0.1)
+
+    threading.Thread(target=drip, daemon=True).start()
+    files = base_files()
+    files["content/site.toml"] += (f'\n[manifests]\nstore = "http://127.0.0.1:{listener.getsockname()[1]}/{{id}}"\n'
+                                   "retries = 0\ntimeout = 0.5\n")
+    site = write_tree(tmp_path / "site", files)
+    started = time.monotonic()
+    try:
+        pulled = ledgerpress("manifests", "pull", A, cwd=site)
+    finally:
+        stop.set()
+        listener.close()
+    assert pulled.returncode == 1 and time.monotonic() - started < 15
+    assert "no whole answer within 1 s" in pulled.stderr

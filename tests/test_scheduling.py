@@ -9,12 +9,14 @@ import http.client
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from click.testing import CliRunner
 
 from generator.cli import cli
 from generator.engine.clock import BadTime, build_time
 from generator.serve import Preview
-from tests.conftest import write_tree
+from tests.conftest import build_in_memory, write_tree
 from tests.test_site import story_file
 
 LATER_PATH, LATER = story_file(1, 28, 6)  # 2026-11-28T06:00:00Z
@@ -91,6 +93,41 @@ def test_a_bad_time_stops_the_build_with_what_is_expected(site: Path):
     assert result.exit_code == 2 and "SOURCE_DATE_EPOCH 'yesterday' is not a whole number" in result.output
     checked = CliRunner().invoke(cli, ["check", "--root", str(site)], env={"SOURCE_DATE_EPOCH": "x"})
     assert checked.exit_code == 2 and checked.exception is None or isinstance(checked.exception, SystemExit)
+
+
+@pytest.mark.parametrize("given", ["9999-12-31T23:59:59-14:00", "0001-01-01T00:00:00+14:00", "0999-12-31T23:59:59Z"])
+def test_a_time_at_the_ends_of_the_calendar_is_refused_not_a_traceback(site: Path, given: str):
+    result = _build(site, "--now", given)
+    assert result.exit_code == 2 and "is beyond the dates a build can use" in result.output, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize("epoch", ["１２３", "١٢٣", "1²", "99999999999999"])
+def test_source_date_epoch_is_ascii_digits_within_the_calendar(epoch: str):
+    with pytest.raises(BadTime, match=f"SOURCE_DATE_EPOCH '{epoch}' is"):
+        build_time(None, {"SOURCE_DATE_EPOCH": epoch})
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.datetimes(min_value=dt.datetime(1, 1, 2), max_value=dt.datetime(9999, 12, 30),
+                    timezones=st.sampled_from([None, dt.timezone.utc, dt.timezone(dt.timedelta(hours=14)),
+                                               dt.timezone(dt.timedelta(hours=-14), "x")])) |
+       st.sampled_from([dt.datetime.min, dt.datetime.max]))
+def test_any_now_is_a_time_in_the_calendar_or_refused(moment: dt.datetime):
+    try:
+        utc = build_time(moment.isoformat(), {})
+    except BadTime as err:
+        assert "beyond the dates" in str(err)
+    else:
+        assert utc.tzinfo == dt.timezone.utc and 1000 <= utc.year <= 9999
+
+
+@pytest.mark.parametrize("now", [dt.datetime(9999, 12, 31, 23, 59, 59, tzinfo=dt.timezone.utc),
+                                 dt.datetime(1000, 1, 1, tzinfo=dt.timezone.utc)])
+def test_a_build_at_either_end_of_the_calendar_is_whole(site: Path, now: dt.datetime):
+    built = build_in_memory(site, search=False, now=now)
+    assert built.report.ok, built.report.findings
+    assert "index.html" in built.files and "feed.xml" in built.files
 
 
 def test_the_same_input_and_now_give_the_same_bytes(site: Path, tmp_path: Path):

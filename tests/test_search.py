@@ -31,6 +31,7 @@ from generator.site.search import (
 )
 from tests.conftest import SITE_TOML, STORY_PATH, build_in_memory, write_tree
 from tests.test_cache import add_story
+from tests.test_site import story_file
 
 
 def _bundles(files: dict[str, bytes]) -> list[str]:
@@ -91,6 +92,36 @@ def test_a_failing_pagefind_is_a_warning(site: Path, tmp_path: Path, monkeypatch
     result = build_in_memory(site)
     [note] = [f for f in result.findings if f.code == NOTE_CODE]
     assert result.ok and "the index could not be written" in note.message
+
+
+DAMAGE = {  # what a full disk leaves of Pagefind's output while Pagefind exits 0
+    "entry empty": "(out / 'pagefind-entry.json').write_bytes(b'')",
+    "fragment cut": "fragment = sorted(out.glob('fragment/*'))[0]; fragment.write_bytes(fragment.read_bytes()[:9])",
+    "meta empty": "[meta.write_bytes(b'') for meta in out.glob('*.pf_meta')]",
+    "index missing": "[index.unlink() for index in out.glob('index/*')]; (out / 'pagefind.js').unlink()",
+}
+
+
+@pytest.mark.parametrize("damage", sorted(DAMAGE))
+def test_pagefind_output_cut_short_is_a_warning_and_no_index(site: Path, tmp_path: Path, monkeypatch, damage: str):
+    from pagefind.service import get_executable
+
+    fake = tmp_path / "pagefind"
+    fake.write_text(f"#!{sys.executable}\nimport pathlib, subprocess, sys\n"
+                    f"subprocess.call([{str(get_executable())!r}, *sys.argv[1:]])\n"
+                    "out = pathlib.Path(sys.argv[sys.argv.index('--output-path') + 1])\n"
+                    f"{DAMAGE[damage]}\nsys.exit(0)\n")
+    fake.chmod(0o755)
+    monkeypatch.setenv("PAGEFIND_BINARY_PATH", str(fake))
+    runner = CliRunner()
+    built = runner.invoke(cli, ["build", "--root", str(site)])
+    assert built.exit_code == 0 and f"{NOTE_CODE} search index not built" in built.output, built.output
+    assert "not whole" in built.output or "is empty" in built.output or "is damaged" in built.output
+    assert not (site / "public" / "pagefind").exists()
+    monkeypatch.delenv("PAGEFIND_BINARY_PATH")
+    again = runner.invoke(cli, ["build", "--root", str(site)])
+    assert "up to date" not in again.output and NOTE_CODE not in again.output, again.output
+    assert json.loads((site / "public" / SHARDS).read_text())["bundles"]
 
 
 def _stories(count: int, seed: int = 0) -> list[Searchable]:
@@ -158,6 +189,44 @@ def test_an_edit_indexes_again_only_its_own_shard(site: Path, monkeypatch):
     assert runner.invoke(cli, ["build", "--root", str(site), "--no-search"]).exit_code == 0
     assert (site / "public" / SHARDS).is_file()  # --no-search keeps the index as it was
     assert len(indexed) == 2
+
+
+def _indexed_text(public: Path) -> bytes:
+    """Every page the published index holds, as Pagefind keeps them (gzip): what a reader's search can find."""
+    return b"".join(gzip.decompress(path.read_bytes()) for path in public.glob("pagefind/*/fragment/*.pf_fragment"))
+
+
+@pytest.mark.parametrize("leave", ["scheduled", "draft", "deleted"])
+def test_a_build_without_search_drops_an_index_holding_a_story_it_leaves_out(site: Path, leave: str):
+    """A build with a later --now (or before the story became a draft again, or was deleted) indexed it; a build
+    --no-search that leaves it out must not publish that index."""
+    later, text = story_file(1, 28, 6)
+    write_tree(site, {later: text})
+    runner = CliRunner()
+    assert runner.invoke(cli, ["build", "--root", str(site), "--now", "2026-12-01T00:00:00Z"]).exit_code == 0
+    assert b"birch report" in _indexed_text(site / "public")
+    now = ["--now", "2026-11-27T00:00:00Z"] if leave == "scheduled" else ["--now", "2026-12-01T00:00:00Z"]
+    if leave == "draft":
+        write_tree(site, {later: text.replace("trust: reported\n", "trust: reported\ndraft: true\n")})
+    elif leave == "deleted":
+        (site / later).unlink()
+    built = runner.invoke(cli, ["build", "--root", str(site), "--no-search", *now])
+    assert built.exit_code == 0, built.output
+    public = site / "public"
+    assert not (public / "stories/2026-11-28").exists()
+    assert b"birch" not in _indexed_text(public).lower() and not (public / SHARDS).exists()
+    assert not any(b"birch" in path.read_bytes().lower() for path in public.rglob("*") if path.is_file())
+
+
+def test_a_build_without_search_keeps_an_index_made_from_its_own_pages(site: Path):
+    runner = CliRunner()
+    assert runner.invoke(cli, ["build", "--root", str(site)]).exit_code == 0
+    before = {path: path.read_bytes() for path in (site / "public/pagefind").rglob("*") if path.is_file()}
+    page = (Path(__file__).resolve().parent.parent / "templates/404.html").read_text()
+    write_tree(site, {"templates/404.html": page.replace("<h1>Page not found</h1>", "<h1>Nothing here</h1>", 1)})
+    built = runner.invoke(cli, ["build", "--root", str(site), "--no-search"])
+    assert built.exit_code == 0 and "1 written" in built.output, built.output
+    assert {path: path.read_bytes() for path in (site / "public/pagefind").rglob("*") if path.is_file()} == before
 
 
 def _fragments(files: dict[str, bytes], bundle: str) -> list[dict]:

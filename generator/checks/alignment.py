@@ -5,9 +5,10 @@ claims; every variant of a story publishes the alignment."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sentencex import segment
 
@@ -39,16 +40,16 @@ class ClaimRef:
         return f"'{self.title}' ({self.manifest_id})"
 
 
-@dataclass(frozen=True)
+@dataclass
 class Sentence:
     """One sentence of a unit and the claims it rests on, best first (none: nothing in the cited claims states
-    it in words they share)."""
+    it in words they share); aligned when first asked (`rests_on`): a check reads most sentences no closer
+    than their words, a page shows every one."""
 
     start: int   # in the unit's text
     end: int
     text: str
-    claims: tuple[ClaimRef, ...] = ()
-    score: float = 0.0
+    claims: tuple[ClaimRef, ...] | None = None   # None until aligned
 
 
 @dataclass
@@ -59,10 +60,14 @@ class Place:
     kind: str
     text: str
     cited: tuple[str, ...]
-    sentences: list[Sentence] = field(default_factory=list)
     unit: Unit | None = None        # a body unit: where its lines are
     loc: tuple | None = None        # a front-matter field: its place in the source map
     line: int = 0                   # a heading: its line
+
+    @functools.cached_property
+    def sentences(self) -> list[Sentence]:
+        """Split when first asked: a check passes over most places whole (`meaning.worth_reading`)."""
+        return [Sentence(start, end, self.text[start:end]) for start, end in sentence_spans(self.text)]
 
 
 @dataclass
@@ -89,6 +94,17 @@ def terms(text: str) -> frozenset[str]:
     return content_stems(text) | {"#" + number.replace(",", "") for number in _NUMBER.findall(text)}
 
 
+def rests_on(sentence: Sentence, place: Place, claims: Claims) -> tuple[ClaimRef, ...]:
+    """The claims a sentence of a place rests on, aligned the first time they are asked for."""
+    if sentence.claims is None:
+        candidates = claims.listed(place.cited)
+        sentence.claims = align(sentence.text, candidates, claims) if candidates else ()
+    return sentence.claims
+
+
+_claim_terms = functools.lru_cache(maxsize=1 << 14)(terms)  # (a claim is cited by many stories)
+
+
 def story_claims(story: Story, manifests: Mapping[str, ManifestFile]) -> Claims:
     refs: dict[str, list[ClaimRef]] = {}
     for entry in story.meta.ledger:
@@ -101,7 +117,7 @@ def story_claims(story: Story, manifests: Mapping[str, ManifestFile]) -> Claims:
         ordered = sorted(manifest.claims, key=lambda claim: claim.id not in listed)
         refs[entry.manifest] = [ClaimRef(entry.manifest, claim.id, claim.text, manifest.title, claim.id in listed,
                                          withdrawn or claim.retracted) for claim in ordered]
-    found_terms = {(ref.manifest_id, ref.claim_id): terms(ref.text) for refs_of in refs.values() for ref in refs_of}
+    found_terms = {(ref.manifest_id, ref.claim_id): _claim_terms(ref.text) for refs_of in refs.values() for ref in refs_of}
     counts: dict[str, int] = {}
     for refs_of in refs.values():
         for ref in refs_of:
@@ -111,9 +127,9 @@ def story_claims(story: Story, manifests: Mapping[str, ManifestFile]) -> Claims:
     return Claims(refs, found_terms, counts)
 
 
-def align(text: str, candidates: list[ClaimRef], claims: Claims, said: frozenset[str] | None = None) -> tuple[tuple[ClaimRef, ...], float]:
-    """The claims among `candidates` a sentence rests on, best first, and the best one's score."""
-    said = terms(text) if said is None else said
+def align(text: str, candidates: list[ClaimRef], claims: Claims) -> tuple[ClaimRef, ...]:
+    """The claims among `candidates` a sentence rests on, best first."""
+    said = terms(text)
     scored = []
     for ref in candidates:
         shared = said & claims.terms[(ref.manifest_id, ref.claim_id)]
@@ -121,7 +137,7 @@ def align(text: str, candidates: list[ClaimRef], claims: Claims, said: frozenset
             scored.append((sum(map(claims.weight, shared)), len(shared), ref, shared))
     scored.sort(key=lambda item: (-item[0], -item[1]))
     if not scored or scored[0][0] < MIN_SCORE:
-        return (), scored[0][0] if scored else 0.0
+        return ()
     chosen, covered = [scored[0][2]], set(scored[0][3])
     for score, _, ref, shared in scored[1:]:
         if len(chosen) == MAX_CLAIMS:
@@ -129,10 +145,10 @@ def align(text: str, candidates: list[ClaimRef], claims: Claims, said: frozenset
         if sum(map(claims.weight, shared - covered)) >= MIN_GAIN:
             chosen.append(ref)
             covered |= shared
-    return tuple(chosen), scored[0][0]
+    return tuple(chosen)
 
 
-def sentences(text: str) -> list[tuple[int, int]]:
+def sentence_spans(text: str) -> list[tuple[int, int]]:
     """Where each sentence of a text starts and ends (sentencex: abbreviations, initials and decimals do not
     end one)."""
     spans, at = [], 0
@@ -185,47 +201,41 @@ def front_places(story: Story) -> list[Place]:
     return found
 
 
-def front_alignment(story: Story, manifests: Mapping[str, ManifestFile], headings: list[str]) -> list[Place]:
+def front_alignment(story: Story, manifests: Mapping[str, ManifestFile],
+                    headings: list[str]) -> tuple[list[Place], Claims]:
     """The front matter's places and the headings, each sentence aligned (what a story's pages show of them)."""
     claims = story_claims(story, manifests)
     ledger = tuple(dict.fromkeys(entry.manifest for entry in story.meta.ledger))
     found = [*front_places(story), *(Place("heading", title, ledger) for title in headings)]
-    return [align_place(place, claims) for place in found]
+    for place in found:
+        for sentence in place.sentences:
+            rests_on(sentence, place, claims)
+    return found, claims
 
 
 def aligned(story: Story, body: Body, manifests: Mapping[str, ManifestFile]) -> tuple[list[Place], Claims]:
-    """Every place of a story with its sentences aligned to the claims the ledger lists from its cited
-    manifests, and those claims (made once for the last story asked about)."""
+    """Every place of a story, its sentences each aligned to the claims the ledger lists from its cited manifests
+    when first asked (`rests_on`), and those claims (made once for the last story asked about)."""
     if _LAST and _LAST[0] is story and _LAST[1] is body and _LAST[2] is manifests:
         return _LAST[3]
     claims = story_claims(story, manifests)
     found = places(story, body)
-    for place in found:
-        align_place(place, claims)
     _LAST[:] = [story, body, manifests, (found, claims)]
     return found, claims
-
-
-def align_place(place: Place, claims: Claims) -> Place:
-    candidates = claims.listed(place.cited)
-    for start, end in sentences(place.text):
-        text = place.text[start:end]
-        refs, score = align(text, candidates, claims) if candidates else ((), 0.0)
-        place.sentences.append(Sentence(start, end, text, refs, score))
-    return place
 
 
 Shown = tuple[tuple[str, tuple[tuple[str, str], ...]], ...]  # ((sentence, ((manifest id, claim id), …)), …)
 
 
-def place_rows(place: Place) -> Shown:
+def place_rows(place: Place, claims: Claims) -> Shown:
     """A place's sentences as its pages show them: each with the claims it rests on."""
-    return tuple((s.text, tuple((ref.manifest_id, ref.claim_id) for ref in s.claims)) for s in place.sentences)
+    return tuple((s.text, tuple((ref.manifest_id, ref.claim_id) for ref in rests_on(s, place, claims)))
+                 for s in place.sentences)
 
 
 def block_sentences(story: Story, body: Body, manifests: Mapping[str, ManifestFile]) -> list[Shown]:
     """Per block of the body (sections in order, then blocks), its units' sentences with their claims."""
-    found, _ = aligned(story, body, manifests)
+    found, claims = aligned(story, body, manifests)
     by_unit = {id(place.unit): place for place in found if place.unit is not None}
-    return [tuple(row for unit in block.units if id(unit) in by_unit for row in place_rows(by_unit[id(unit)]))
+    return [tuple(row for unit in block.units if id(unit) in by_unit for row in place_rows(by_unit[id(unit)], claims))
             for section in body.sections for block in section.blocks]

@@ -35,7 +35,7 @@ def units_cite(path: str, body: Body, site: SiteIndex) -> Iterator[Finding]:
 def cite_ids(path: str, body: Body, site: SiteIndex) -> Iterator[Finding]:
     for cite in body.cites:
         for manifest_id in cite.ids:
-            if not _ID.match(manifest_id):
+            if not _ID.fullmatch(manifest_id):
                 yield Finding(path, cite.line, cite.col, "LP004",
                               f"cited id '{manifest_id}' is not an id: expected 1-64 letters, digits, '_' or '-', "
                               "several separated by commas, e.g. [cites: 1792456955874654825, 1501960966234710671]")

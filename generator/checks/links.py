@@ -49,7 +49,7 @@ SCANNER = _scanner()
 
 def refused_links(text: str, line_offset: int = 0) -> list[tuple[str, int, int]]:
     """(url, file line, column) of each link, image, autolink or reference definition we would not render."""
-    schemes = {word for word in _before_colons(text) if _SCHEME_NAME.match(word)} - {"cites", *SAFE_SCHEMES}
+    schemes = {word for word in _before_colons(text) if _SCHEME_NAME.fullmatch(word)} - {"cites", *SAFE_SCHEMES}
     if not schemes and not _ENTITY.search(text):
         return []  # nothing could be refused: skip the second parse
     env: dict = {}

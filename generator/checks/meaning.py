@@ -6,14 +6,17 @@ absolutes. What differs is a Disagreement: the rule it breaks, where, and a mess
 from __future__ import annotations
 
 import difflib
+import functools
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from .alignment import Claims, ClaimRef, Place, Sentence, terms
+from ..content.limits import MAX_SENTENCE_CHARS, MAX_STORY_FIGURES
+from .alignment import Claims, ClaimRef, Place, Sentence, rests_on, terms
 from .lexicon import lexicon
 from .quantities import Quantity, When, agrees, comparable, converted, weekday
-from .statements import Entity, Statement, claim_statement, content_stems, read, stem, worth_reading
+from .statements import Entity, Statement, claim_statement, content_stems, plain_words, read, stem, worth_reading
 
 MIN_FRAME = 1.0     # a figure is bound to a claim's when the words near both weigh this much together
 BIND_MARGIN = 1.5   # a figure the same as a claim's is bound to another claim's only this much more surely...
@@ -53,6 +56,7 @@ class Context:
     titled: list[When] = field(default_factory=list)  # the dates and years its manifests' titles give
     spoken: frozenset[str] = frozenset()               # the words its sources use (stems), titles too
     corrected: frozenset[str] = frozenset()            # the manifests its corrections name
+    figures: int = 0                                   # how many figures its sentences have shown so far
 
 
 def disagreements(place: Place, context: Context) -> list[Disagreement]:
@@ -62,29 +66,50 @@ def disagreements(place: Place, context: Context) -> list[Disagreement]:
         return []
     found: list[Disagreement] = []
     listed = context.claims.listed(place.cited)
+    words = plain_words(place.text)
+    if not worth_reading(place.text, words) and _TELLING.isdisjoint(words) and not any(r.retracted for r in listed):
+        return found  # (what no sentence of it can hold, the place as a whole does not hold either)
     for sentence in place.sentences:
-        if not worth_reading(sentence.text) and not listed:
-            continue
         mine = _sentence(place, sentence, listed, context)
         found.extend(Disagreement(d.code, d.start + sentence.start, d.end + sentence.start, d.message) for d in mine)
     return found
 
 
 def _sentence(place: Place, sentence: Sentence, listed: list[ClaimRef], context: Context) -> list[Disagreement]:
-    claims = sentence.claims
+    if len(sentence.text) > MAX_SENTENCE_CHARS:  # (what a reader cannot take in, the checks do not read closely either)
+        return [Disagreement("LP032", 0, 1, f"the sentence is {len(sentence.text):,} characters long, and the checks "
+                             f"compare sentences of at most {MAX_SENTENCE_CHARS:,} with their claims: expected it split "
+                             "into sentences")]
+    words = plain_words(sentence.text)
+    worth = worth_reading(sentence.text, words)
+    if not listed:
+        if not worth:
+            return []
+        claims: tuple[ClaimRef, ...] = ()
+    elif worth or any(ref.retracted for ref in listed) or _may_invent(sentence.text, words):
+        claims = rests_on(sentence, place, context.claims)
+    else:
+        return []
     withdrawn = next((ref for ref in claims if ref.retracted and _states_much(sentence.text, ref, context.claims)), None)
-    if withdrawn is not None and place.kind != "correction" and not _RETRACTION_WORDS.search(sentence.text):
+    if withdrawn is not None and not _RETRACTION_WORDS.search(sentence.text):
         return [_retracted(sentence, withdrawn, withdrawn.manifest_id in context.corrected)]
-    invented = _invented(sentence, context) if not claims and place.unit is not None else None
-    if not worth_reading(sentence.text):
+    invented = _invented(sentence, claims, context) if place.unit is not None else None
+    if not worth:
         return [invented] if invented else []
+    if context.figures > MAX_STORY_FIGURES:
+        return []  # (past the limit, which its first sentence past it reports, a story is not read further)
     said = read(sentence.text, context.known)
+    context.figures += len(said.quantities)
+    if context.figures > MAX_STORY_FIGURES:
+        return [Disagreement("LP031", 0, 1, f"the story holds more than {MAX_STORY_FIGURES:,} figures, and the "
+                             "checks compare at most that many with their claims (this sentence is past them): "
+                             "expected the figures in a table of a manifest, cited, or the story split")]
     pool = listed or []
     checks: list[Callable[[], list[Disagreement]]] = [
         lambda: _quotes(said, claims, place, context),
         lambda: _figures(said, claims, pool, place, context),
         lambda: _whens(said, claims, pool, place, context),
-        lambda: _senses(said, claims, pool),
+        lambda: _senses(said, claims, pool, place.kind == "table row"),
         lambda: _actors(said, claims, pool, place, context),
         lambda: _superlatives(said, pool, place, context),
     ]
@@ -108,24 +133,33 @@ _TELLING = frozenset({"will", "shall", "approved", "adopted", "passed", "decided
                       "banned", "built", "bought", "sold", "voted", "announced", "paid", "raised", "cut", "added",
                       "asked", "imposed", "required", "introduced", "suspended", "cancelled", "canceled", "delayed",
                       "appointed", "resigned", "arrested", "charged", "fined", "sued", "acquired",
-                      "merged", "donated", "pledged", "promised", "extended", "expanded", "declared"})
+                      "merged", "donated", "pledged", "promised", "extended", "expanded", "declared", "issued"})
 
 
-def _invented(sentence: Sentence, context: Context) -> Disagreement | None:
-    """A sentence that rests on no claim and tells of something done or to be done, in words of its own (two or
-    more no source uses), neither hedged, nor about the sources, nor pointing back at what came before: a fact
-    the sources do not give ("The award will be paid by the company's insurer.")."""
+def _may_invent(text: str, words: frozenset[str]) -> bool:
+    """Whether a sentence's words (`plain_words`) could make it a fact of its own (`_invented`), before it is
+    aligned."""
+    if text.rstrip().endswith((":", "?")) or _TELLING.isdisjoint(words) or not _POINTING.isdisjoint(words):
+        return False
+    return not _ABOUT_SOURCES.search(text) and _MODAL.isdisjoint(words)
+
+
+def _invented(sentence: Sentence, claims: tuple[ClaimRef, ...], context: Context) -> Disagreement | None:
+    """A sentence that tells of something done or to be done, in words of its own, neither hedged, nor about the
+    sources, nor pointing back at what came before: a fact the sources do not give ("The award will be paid by
+    the company's insurer."). It rests on no claim and says two or more things no source says, or rests on
+    claims only by a name and one word and says three ("The county has also imposed a curfew in Port Avery")."""
     text = sentence.text
-    words = [word.lower() for word in _WORD.findall(text)]
-    if text.rstrip().endswith((":", "?")) or not _TELLING.intersection(words) or _POINTING.intersection(words):
-        return None
-    if _ABOUT_SOURCES.search(text) or _MODAL.intersection(words):
+    if not _may_invent(text, plain_words(text)):
         return None
     names = {stem(word.lower()) for word in _WORD.findall(text)[1:] if word[:1].isupper()}
-    new = sorted(content_stems(text) - context.spoken - names)  # (a place or a person the site knows is no new fact)
-    if len(new) < 2:
+    stems = content_stems(text)
+    new = sorted(stems - context.spoken - names)  # (a place or a person the site knows is no new fact)
+    shared = (stems - names) & set().union(*(context.claims.terms[(r.manifest_id, r.claim_id)] for r in claims))
+    if len(new) < 2 or claims and (len(shared) > 1 or len(new) < 3):
         return None
-    return Disagreement("LP032", 0, len(text), f"the sentence rests on no claim of the manifests cited, and says what "
+    rests = "rests on no claim of the manifests cited" if not claims else "shares almost nothing with the claims"
+    return Disagreement("LP032", 0, len(text), f"the sentence {rests}, and says what "
                         f"none of the sources says (not in them: {', '.join(new[:6])}): expected a claim that states "
                         "it, cited, or the sentence left out")
 
@@ -149,43 +183,57 @@ def _retracted(sentence: Sentence, ref: ClaimRef, corrected: bool) -> Disagreeme
 # --- figures -------------------------------------------------------------------------------------------------
 
 def _frame(statement: Statement, offset: int, end: int, noun: str = "") -> set[str]:
-    """The words a figure or date is said of: the content words nearest it in its clause, and ("=" and its stem)
-    the noun it counts."""
+    """The words a figure or date is said of: the content words nearest it in its clause, ("=" and its stem) the
+    noun it counts, and (">from", ">to") the end of a change it is: "from $612 to $654" is not "from $654 to
+    $612", whatever the order of the words."""
     found = statement.window(offset, end) | statement.named_before(offset)
     for word in noun.split():
         found |= {stem(word), "=" + stem(word)}
+    role = _ROLE.search(statement.text, max(0, offset - 24), offset)
+    if role is not None:
+        found.add(">" + role[1].lower())
     return found
+
+
+_ROLE = re.compile(r"\b(from|to)\s+(?:[a-z]+\s+)?$", re.I)
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _claim_frames(text: str) -> tuple[list[frozenset[str]], list[frozenset[str]]]:
+    """The frame of each figure and of each date of a claim, in order (a claim is read once per process)."""
+    stated = claim_statement(text)
+    return ([frozenset(_frame(stated, other.start, other.end, other.noun)) for other in stated.quantities],
+            [frozenset(_frame(stated, other.start, other.end)) for other in stated.whens])
 
 
 def _bound(frame: set[str], other: set[str], claims: Claims) -> float:
     """How surely two figures are said of the same thing: the distinctive words near both, and twice over
     when they count the same noun."""
-    return sum(1.0 if term[0] in "=@" else claims.weight(term) for term in frame & other if term != "~")
+    return sum(1.0 if term[0] in "=@" else 2.0 if term[0] == ">" else claims.weight(term)
+               for term in frame & other if term != "~")
 
 
 def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef], place: Place,
              context: Context) -> list[Disagreement]:
-    judged = []
+    judged, frames = [], {}
     for quantity in said.quantities:
         if said.quoted(quantity.start) or quantity.derived:
             continue  # a quotation is compared word for word; a share read off two counts, by its counts
-        frame = _frame(said, quantity.start, quantity.end, quantity.noun)
+        frame = frames[quantity] = _frame(said, quantity.start, quantity.end, quantity.noun)
         candidates = []
         for ref in pool:
-            stated = claim_statement(ref.text)
-            for other in stated.quantities:
+            for other, theirs in zip(claim_statement(ref.text).quantities, _claim_frames(ref.text)[0]):
                 if comparable(quantity, other):
-                    theirs = _frame(stated, other.start, other.end, other.noun)
                     bound = _bound(frame, theirs, context.claims) + 0.5 * (ref in aligned)
-                    core = _bound({t for t in frame if t[0] != "@"}, theirs, context.claims)
+                    core = _bound({t for t in frame if t[0] not in "@>"}, theirs, context.claims)
                     candidates.append((bound, agrees(quantity, other), ref, other, frame & theirs, theirs, core))
         judged.append((quantity, candidates))
     found, swapped = _swaps(judged)
+    units = Counter(q.unit for q in said.quantities)
     for quantity, candidates in judged:
         if quantity in swapped:
             continue
-        borrowed = "~" in _frame(said, quantity.start, quantity.end) and sum(
-            q.unit == quantity.unit for q in said.quantities) > 1  # a row of figures: which is which, its words do not say
+        borrowed = "~" in frames[quantity] and units[quantity.unit] > 1  # a row of figures: which is which, its words do not say
         total = re.search(r"\d[\d,.]*\s+of\s+(?:the\s+|its\s+)?$", said.text[max(0, quantity.start - 24):quantity.start])
         if any(c[1] for c in candidates) and (borrowed or total):
             problem = None  # (the 17 of "11 of 17" is a total, said of what the 11 is)
@@ -199,8 +247,10 @@ def _figures(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef
             if problem is not None and problem.code == "LP031" and _derived(quantity, said, pool, candidates, context.claims,
                                                                               place.kind in _HEADLINES):
                 problem = None
-        else:  # a small count ("two documents") is judged only against a claim's count of the same thing
-            problem = _unmatched(quantity, [c for c in candidates if any(t[0] == "=" for t in c[4])], place, context)
+        else:  # a small count ("two documents") is judged only against a claim's count of the same thing, or
+            # one the words around both say is it ("17 were taken to hospital": "11 of whom were taken to hospital")
+            problem = _unmatched(quantity, [c for c in candidates if any(t[0] == "=" for t in c[4])
+                                            or c[6] >= MIN_BIND], place, context)
         if problem is not None:
             found.append(problem)
     return found
@@ -210,7 +260,8 @@ def _swaps(judged: list) -> tuple[list[Disagreement], set]:
     """Two figures of a sentence exchanged: each is the value of a claim's figure, and each is said of what the
     other's claim figure is said of ("property tax 22% and sales tax 38%" where the claims say 38% and 22%)."""
     found, swapped = [], set()
-    for i, (first, first_candidates) in enumerate(judged):
+    judged = [(quantity, candidates) for quantity, candidates in judged if any(c[1] for c in candidates)]
+    for i, (first, first_candidates) in enumerate(judged):  # (each of a swap is some claim figure's value)
         for second, second_candidates in judged[i + 1:]:
             if first in swapped or second in swapped or first.unit != second.unit or first.value == second.value:
                 continue
@@ -237,7 +288,7 @@ def _crossed(first: list, second: list):
     into_a = next((c[0] for c in second if c[3] is a[3]), None)
     if into_b is None or into_a is None:
         return None
-    margin = 2.5 if a[2] is b[2] else SWAP_MARGIN  # (two figures of one claim: told apart less surely)
+    margin = 2.0 if a[2] is b[2] else SWAP_MARGIN  # (two figures of one claim: told apart less surely)
     if into_b > a[0] and into_a > b[0] and (into_b - a[0]) + (into_a - b[0]) >= margin:
         return (b[2], b[3]), (a[2], a[3])
     return None
@@ -303,8 +354,9 @@ def _judge(said: Quantity | When, candidates: list, hint) -> Disagreement | None
         return None  # (a small count is bound to another only by the noun it counts)
     if len(best) > 6 and closest is not None and best[6] < closest[6] + BIND_MARGIN:
         return None  # (bound to another claim's figure only by a name near both: "beat the Rams 104-98")
-    if closest is not None and (best[0] < closest[0] + BIND_MARGIN or closest[2] is best[2]):
-        return None  # (two figures of one claim, "9.5%, up from 8.1%", are not told apart by their words)
+    if closest is not None and (best[0] < closest[0] + BIND_MARGIN or closest[2] is best[2] and (
+            len(best) < 7 or best[6] < closest[6] + 2 * BIND_MARGIN)):
+        return None  # (two figures of one claim, "9.5%, up from 8.1%", are told apart only by the words of one)
     return _changed(said.text, said.start, said.end, best, hint(best[3]))
 
 
@@ -314,6 +366,9 @@ def _changed(text: str, start: int, end: int, candidate, hint: str) -> Disagreem
                         f"'{other.text}' ({ref.named}: \"{_short(ref.text)}\"): expected {hint}")
 
 
+MAX_WORKED = 32  # figures in one sentence past which none is taken for worked out from others
+
+
 def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidates: list, claims: Claims,
              headline: bool = False) -> bool:
     """A figure the reporter worked out from two of the claims' (a sum, a difference, a share of one in the other,
@@ -321,6 +376,8 @@ def _derived(quantity: Quantity, said: Statement, pool: list[ClaimRef], candidat
     claim's figure of its kind that says otherwise."""
     if any(_strict(quantity, c[3]) and c[6] >= MIN_BIND for c in candidates):
         return False  # said of what a claim figure measures (its words, not only a name near it)
+    if len(said.quantities) > MAX_WORKED:  # each figure against each pair of the others: a table row of 1,000
+        return False                     # figures took hours (docs/security.md bounds a story's time)
     restated = _restated(quantity, said)
     if restated is not None:  # "48%, or nearly half": the share is that figure's, nothing worked out
         return agrees(quantity, restated)
@@ -407,7 +464,11 @@ def _round(value: float, like: Quantity) -> str:
 
 
 def _elsewhere(quantity: Quantity, place: Place, context: Context) -> Disagreement | None:
-    """A figure stated only by a claim the ledger does not list (LP027), or only by another manifest's claim."""
+    """A figure stated only by a claim the ledger does not list (LP027), or only by another manifest's claim. A
+    hedged figure is not taken for another claim's on its value alone ("about 60%" of a sum the reporter works
+    out is not the turnout of 61.7%)."""
+    if quantity.hedge:
+        return None
     claims = context.claims
     for ref in claims.unlisted(place.cited):
         if any(comparable(quantity, other) and agrees(quantity, other) for other in claim_statement(ref.text).quantities):
@@ -449,23 +510,22 @@ def _whens(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef],
         frame = _frame(said, when.start, when.end)
         candidates = []
         for ref in pool:
-            stated = claim_statement(ref.text)
-            for other in stated.whens:
+            for other, theirs in zip(claim_statement(ref.text).whens, _claim_frames(ref.text)[1]):
                 verdict = _when_agrees(when, other, year)
                 if verdict is not None:
-                    bound = _bound(frame, _frame(stated, other.start, other.end), context.claims) + 0.5 * (ref in aligned)
+                    bound = _bound(frame, theirs, context.claims) + 0.5 * (ref in aligned)
                     candidates.append((bound, verdict, ref, other))
         published = any(_published_agrees(when, day) for day in days)
         titled = any(_when_agrees(when, other, year) for other in context.titled)
         hint = lambda other: f"{other.text}, as the claim dates it"  # noqa: E731
-        if any(c[1] for c in candidates):
+        if when.kind == "year" and titled:
+            problem = None  # the year a source's title is about ("crime statistics, calendar year 2025")
+        elif any(c[1] for c in candidates):
             problem = None if "~" in frame else _judge(when, candidates, hint)
         else:
             best = max(candidates, key=lambda c: c[0], default=None)
             problem = None
             need = MIN_BIND if published or titled else MIN_FRAME  # a date a title or a publication gives: surely bound
-            if when.kind == "year" and titled:
-                best = None  # the year a source's title is about ("crime statistics, calendar year 2025")
             if best is not None and best[0] >= need and not (published and _speech(said, when)):
                 problem = _changed(when.text, when.start, when.end, best, hint(best[3]))
             elif not published and not titled and when.kind not in ("season", "time"):
@@ -563,17 +623,19 @@ def _quotes(said: Statement, aligned: tuple[ClaimRef, ...], place: Place, contex
     return found
 
 
-def _normal(text: str) -> list[str]:
-    return [word.lower().replace("’", "'") for word in _WORD.findall(text)]
+@functools.lru_cache(maxsize=1 << 14)
+def _normal(text: str) -> tuple[str, ...]:
+    """A text's words as quotations are compared (claims are compared with every quotation of a story)."""
+    return tuple(word.lower().replace("’", "'") for word in _WORD.findall(text))
 
 
-def _fragments(text: str) -> list[list[str]]:
+def _fragments(text: str) -> list[tuple[str, ...]]:
     """A quotation's words, cut where an ellipsis or a [bracketed] insertion stands."""
     parts = _BRACKETS.split(text)
     return [words for part in parts for piece in _ELLIPSIS.split(part) if (words := _normal(piece))]
 
 
-def _contains(words: list[str], fragments: list[list[str]]) -> bool:
+def _contains(words: tuple[str, ...], fragments: list[tuple[str, ...]]) -> bool:
     """Whether each fragment stands in `words`, in order."""
     at = 0
     for fragment in fragments:
@@ -587,7 +649,7 @@ def _contains(words: list[str], fragments: list[list[str]]) -> bool:
     return True
 
 
-def _misquoted(quote, fragments: list[list[str]], sources: list[ClaimRef]) -> Disagreement:
+def _misquoted(quote, fragments: list[tuple[str, ...]], sources: list[ClaimRef]) -> Disagreement:
     words = [word for fragment in fragments for word in fragment]
     best, ratio = None, 0.0
     for ref in sources:
@@ -608,7 +670,7 @@ def _misquoted(quote, fragments: list[list[str]], sources: list[ClaimRef]) -> Di
                         "words a cited claim quotes, word for word")
 
 
-def _difference(words: list[str], claim: list[str]) -> tuple[str, str]:
+def _difference(words: list[str], claim: tuple[str, ...]) -> tuple[str, str]:
     """The first run of words a quotation changed, and what the claim has there."""
     matcher = difflib.SequenceMatcher(None, words, claim, autojunk=False)
     blocks = matcher.get_matching_blocks()
@@ -656,7 +718,9 @@ def _named(statement: Statement, outside_quotes: bool = False, clause: int | Non
 # company" may be any business, whatever its name ends in.
 _GOVERNMENT = frozenset({"city", "council", "county", "state", "government", "administration", "mayor", "borough",
                          "municipality", "town", "department", "ministry", "agency", "authority", "office",
-                         "commission"})
+                         "commission", "board", "committee"})
+_UMBRELLAS = frozenset({"city", "county", "state", "government", "administration", "municipality", "town", "borough",
+                        "company", "firm", "district"})  # (what any of its bodies may be called)
 _BUSINESS = frozenset({"company", "firm", "corporation", "corp", "inc", "ltd", "llc", "plc", "group", "labs",
                        "holdings", "partners", "ventures", "industries", "technologies", "systems", "co", "brands",
                        "enterprises", "bank", "airline", "airlines", "insurer", "developer", "contractor", "landlord",
@@ -686,8 +750,11 @@ def _same(mine: list[Entity], theirs: list[Entity], text: str = "") -> bool:
     words = set().union(*(entity.words for entity in theirs)) | set(_normal(text))
     if any(entity.words & words for entity in mine):
         return True
-    mine_kinds = _bodies(set().union(*(_kind_word(e) for e in mine)))
-    theirs_kinds = _bodies(set().union(*(_kind_word(e) for e in theirs)))
+    mine_words, theirs_words = set().union(*map(_kind_word, mine)), set().union(*map(_kind_word, theirs))
+    if all(e.generic for e in (*mine, *theirs)) and mine_words and theirs_words and not (
+            mine_words & theirs_words) and not (mine_words | theirs_words) & _UMBRELLAS:
+        return False  # (a board is not an authority, though the city may be either)
+    mine_kinds, theirs_kinds = _bodies(mine_words), _bodies(theirs_words)
     if mine_kinds & theirs_kinds:
         return True  # (a city's department is the city; "the company" may be any business)
     generic = any(e.generic for e in mine) or any(e.generic for e in theirs)
@@ -777,13 +844,18 @@ def _attributed(said: Statement, refs: list[ClaimRef], context: Context) -> Disa
 
 # --- senses: negation, opposites, certainty ------------------------------------------------------------------
 
-def _senses(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef]) -> list[Disagreement]:
+def _senses(said: Statement, aligned: tuple[ClaimRef, ...], pool: list[ClaimRef], row: bool = False) -> list[Disagreement]:
+    """Each clause's sense against the claim clauses it speaks of; a table row's cells are one statement
+    ("French; 2,115; up 9%": the "up" is said of French)."""
     refs = list(aligned) or pool
     if not refs:
         return []
     combined = list(aligned)  # what one claim proposes, another may say was done
     found = []
+    whole = set().union(*(clause.stems for clause in said.clauses)) if row else set()
     for index, clause in enumerate(said.clauses):
+        if row and clause.senses and sum(t[0] != "#" for t in clause.stems) < MIN_CLAUSE:  # (a cell: "up 9%")
+            clause = replace(clause, stems=whole)
         problem = _turned(said, index) or _flipped(said, index, clause, [*aligned, *(r for r in pool if r not in aligned)])
         if problem is None and len(clause.stems) >= MIN_CLAUSE:
             match = _matching_clause(clause, refs) or _matching_clause(clause, pool)
@@ -837,8 +909,8 @@ def _flipped(said: Statement, index: int, clause, refs: list[ClaimRef]) -> Disag
             if len(words) >= MIN_CLAUSE and len(shared) >= 0.25 * min(len(clause.stems), len(other.stems)):
                 near.append((len(shared), shared, ref, other, stated))
     for name, side in clause.senses.items():
-        if not side:
-            continue
+        if not side or name == "approval" and _SOME_OF.match(said.text, _clause_span(said, index)[0]):
+            continue  # ("two council members voted against" what the council approved: some of it, not its decision)
         opposite = [n for n in near if n[3].senses.get(name) == -side and _same_subject(name, said, index, n[4], n[3])]
         same = [n for n in near if n[3].senses.get(name) == side]
         if not opposite:
@@ -877,6 +949,8 @@ def _year(term: str) -> bool:
 
 
 _SUBJECT_BOUND = ("result", "comparison")
+_SOME_OF = re.compile(r"\W*(?:the\s+|only\s+)?(?:\d+|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|"
+                      r"several|some|many|few|a\s+few|most|half)\b", re.I)
 
 
 def _same_subject(name: str, said: Statement, index: int, stated: Statement, other) -> bool:
@@ -908,7 +982,8 @@ def _opposed(said: Statement, index: int, clause, other, ref: ClaimRef, combined
         what = "a negation the claim does not make" if sign < 0 else "no negation where the claim has one"
         return Disagreement("LP033", start, end, f"the sentence has {what} ({ref.named}: \"{_short(ref.text)}\"): "
                             "expected what the claim states, not its opposite")
-    if sign == other_sign and _about(clause, other) and _overstated(said, clause, stated) and not any(
+    if sign == other_sign and _about(clause, other) and (_overstated(said, clause, stated) or _modal_dropped(
+            said, index, stated, stated.clauses.index(other))) and not any(
             _about(clause, c) and not c.possible and not c.intends for r in combined if r is not ref
             for c in claim_statement(r.text).clauses):
         done = any(c.done for c in said.clauses)
@@ -917,6 +992,17 @@ def _opposed(said: Statement, index: int, clause, other, ref: ClaimRef, combined
                             f"{'possible or proposed' if stated.possible else 'intended'} ({ref.named}: "
                             f"\"{_short(ref.text)}\"): expected the claim's hedge (may, could, proposes, plans)")
     return None
+
+
+_MAYBE, _SURELY = frozenset({"may", "might", "could", "possibly", "perhaps"}), frozenset({"will", "shall", "must"})
+
+
+def _modal_dropped(said: Statement, index: int, stated: Statement, other: int) -> bool:
+    """A clause that says "will" or "must" where the claim clause it matches says "may" or "could", and none of
+    its words of possibility ("the agency will seek a court order" for "may seek")."""
+    mine = {t.word for t in said.tokens if t.clause == index}
+    theirs = {t.word for t in stated.tokens if t.clause == other}
+    return bool(mine & _SURELY) and bool(theirs & _MAYBE) and not mine & _MAYBE
 
 
 def _overstated(said: Statement, clause, stated: Statement) -> bool:
@@ -942,7 +1028,7 @@ def _close(clause, other, both: bool = False) -> bool:
     """Whether two clauses say nearly the same: most of the shorter one's words (of each, with `both`) shared."""
     shared = len(clause.stems & other.stems)
     sizes = (len(clause.stems), len(other.stems))
-    return shared >= 2 and shared >= 0.6 * (max(sizes) if both else min(sizes))
+    return shared >= 2 and shared >= 0.55 * (max(sizes) if both else min(sizes))
 
 
 def _clause_span(said: Statement, index: int) -> tuple[int, int]:
@@ -972,6 +1058,8 @@ def _superlatives(said: Statement, pool: list[ClaimRef], place: Place, context: 
         for group, (text, at) in marks.items() if not (meta and kind == "absolute") else ():
             if any(group in _marks(ref.text, kind) for ref in pool):
                 continue
+            if kind == "superlative" and group in (1, 2) and _bounded(said, pool, "under" if group == 1 else "least"):
+                continue  # "the longest input it accepts, 256,000 tokens": the claim's "up to 256,000 tokens"
             if kind == "absolute" and text.lower().startswith("unanim") and any(_TALLY.search(r.text) for r in pool):
                 continue  # a vote of 5-0 is unanimous
             unlisted = next((ref for ref in context.claims.unlisted(place.cited) if group in _marks(ref.text, kind)), None)
@@ -983,6 +1071,13 @@ def _superlatives(said: Statement, pool: list[ClaimRef], place: Place, context: 
                                       f"{'a superlative' if kind == 'superlative' else 'an absolute'} only where a "
                                       "cited claim states it"))
     return found
+
+
+def _bounded(said: Statement, pool: list[ClaimRef], hedge: str) -> bool:
+    """Whether a figure of the sentence is one a claim gives as a limit ("up to 256,000": the most; "at least
+    40": the fewest): the sentence's superlative then names that limit."""
+    return any(other.hedge == hedge and comparable(mine, other) and agrees(mine, other)
+               for mine in said.quantities for ref in pool for other in claim_statement(ref.text).quantities)
 
 
 def _marks(text: str, kind: str) -> dict:

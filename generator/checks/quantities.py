@@ -25,7 +25,7 @@ till upon within without against toward towards across along around behind beyon
 then else because while whereas although though whether be is am are was were been being have has had having do
 does did done will would shall should can could may might must also just very too quite rather such some any
 each both either neither other another own same more most much many few several lot lots one's said says say
-told per cent percent not no""".split())
+told per cent percent not no figure figures""".split())  # ("the figure was 19.7%": says nothing of what)
 _STOP = FUNCTION
 
 # The units a figure may carry (a word or symbol after it), as pint names. "degrees" alone is either scale.
@@ -74,6 +74,11 @@ _UNITS: dict[str, tuple[str, ...]] = {
     "week": ("weeks", "week"),
     "month": ("months", "month"),
     "year": ("years", "year", "yrs"),
+    "microgram / meter ** 3": ("micrograms per cubic metre", "micrograms per cubic meter", "µg/m³", "µg/m3",
+                               "μg/m³", "μg/m3", "ug/m3"),
+    "milligram / meter ** 3": ("milligrams per cubic metre", "milligrams per cubic meter", "mg/m³", "mg/m3"),
+    "milligram / liter": ("milligrams per litre", "milligrams per liter", "mg/l"),
+    "microgram / liter": ("micrograms per litre", "micrograms per liter", "µg/l", "μg/l", "ug/l"),
 }
 _SURFACE = {surface: unit for unit, surfaces in _UNITS.items() for surface in surfaces}
 # Case matters for single letters: 35C is Celsius, 35c is not; "m" is metres only spaced and lower-case (35m is
@@ -221,12 +226,13 @@ def _inside(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
 
 
 _LABEL = re.compile(r"(?<![\w.])([A-Z][a-z]+)\.? $")  # "Route 14", "Chapter 11", "No. 5": a name, not a count
+_TALLY_AFTER = re.compile(r"[-–]\d")  # ("the Rams 104-98": a score, not a name)
 
 
 def _quantity(text: str, figure, span: tuple[int, int]) -> Quantity:
     start, end = span
     unit, value = figure.unit, float(figure.value if figure.value is not None else figure.core)
-    if unit == "" and not figure.scaled and not _UNIT_AFTER.match(text, end) and (
+    if unit == "" and not figure.scaled and not _UNIT_AFTER.match(text, end) and not _TALLY_AFTER.match(text, end) and (
             label := _LABEL.search(text, max(0, start - 16), start)) and (
             label[1].lower() not in _MONTH_NUMBERS and label[1].lower() not in _STOP and start > label.start() > 0):
         return Quantity(start, end, text[start:end], value, "label:" + label[1].lower())
@@ -264,8 +270,8 @@ def _noun(text: str, end: int) -> str:
         return ""
     found = []
     for word in re.split(r"[ -]", match[1].lower()):
-        if word in _STOP:
-            break
+        if word in _STOP or len(word) >= 5 and word.endswith("ed"):
+            break  # ("24.8% received an A": a verb, no noun counted)
         found.append(word)
     return " ".join(found)
 
@@ -280,6 +286,9 @@ def _hedge(text: str, start: int) -> str:
             if listed.find(tail, 0) == size:
                 return name
     return ""
+
+
+_PERCENT_AFTER = re.compile(r"[ \u00a0-](?:percent|per cent|%)(?!\w)", re.I)
 
 
 def _worded(text: str, words: frozenset[str], taken: list[tuple[int, int]]) -> list[Quantity]:
@@ -327,6 +336,8 @@ def _worded(text: str, words: frozenset[str], taken: list[tuple[int, int]]) -> l
         unit = ""
         if (after_unit := _UNIT_AFTER.match(text, end)) and (surface := (after_unit[1] or "").lower()) in _SURFACE:
             unit, end = _SURFACE[surface], after_unit.end()
+        elif percent := _PERCENT_AFTER.match(text, end):  # "Sixty percent"
+            unit, end = "%", percent.end()
         found.append(Quantity(match.start(), end, text[match.start():end], float(value), unit, _noun(text, end),
                               _hedge(text, match.start()), words=True))
     return found

@@ -14,7 +14,8 @@ from . import SiteIndex, rule
 from .sentence_rules import retracted_statements
 
 
-@rule("LP026", "story", "the story cites a retracted manifest or claim and has no correction that acknowledges it",
+@rule("LP026", "story", "the story cites a retracted manifest or claim and has no correction that acknowledges it, or still "
+      "states what was withdrawn",
       passes="no source it cites was retracted without a correction")
 def retracted_sources(story: Story, site: SiteIndex) -> Iterator[Finding]:
     """A sentence still stating a retracted claim is the finding, wherever the story corrects it; a story that

@@ -47,7 +47,7 @@ def _compare(story: Story, site: SiteIndex) -> Compared:
     for manifest in records:
         dates[manifest.id] = published_days([manifest.published, *([manifest.retracted.date] if manifest.retracted else [])])
     titled = [when for m in records for when in claim_statement(m.title).whens]
-    spoken = frozenset().union(*(content_stems(text) for text in [*texts, *(m.title for m in records)]))
+    spoken = frozenset().union(*claims.terms.values(), *(content_stems(m.title) for m in records))
     corrected = frozenset(c.manifest for c in story.meta.corrections if c.manifest)
     context = Context(claims, dates, people([*texts, *(m.title for m in records)]), tuple(claims.refs),
                       titled, spoken, corrected)

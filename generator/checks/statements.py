@@ -5,6 +5,7 @@ A claim is read once per process; a sentence only when it holds something to com
 
 from __future__ import annotations
 
+import bisect
 import functools
 import re
 from collections.abc import Mapping
@@ -19,27 +20,35 @@ from .quantities import FUNCTION as _FUNCTION, Quantity, When, quantities
 _STEMMER = snowballstemmer.stemmer("english")
 _STOP = frozenset(get_stop_words("en")) | {"said", "says", "also", "would", "will", "per", "cent", "percent"}
 
-# Numbers whole (12,500 and 3.2 are one token), words with their inner hyphens and apostrophes, and the marks
-# that end a clause.
-_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_]+(?:[-'’][^\W_]+)*|[^\W_]+|[;:,()\[\]\u2014\u2013?!]")
+# Numbers whole (12,500 and 3.2 are one token), words with their inner hyphens, apostrophes and digits (NO2 is
+# no 'no'), and the marks that end a clause.
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_][^\W_]*(?:[-'’][^\W_]+)*|[^\W_]+|[;:,()\[\]\u2014\u2013?!]")
 _BREAKS = frozenset(";:,()[]\u2014\u2013?!")
+_OPENERS = frozenset({"at", "in", "for", "among", "across", "on", "by", "within", "outside", "inside"})
 _JOINS = frozenset({"but", "while", "whereas", "although", "though", "however", "and", "or", "which",
                     "who", "whose", "where", "when", "because", "as", "than", "so", "that", "if", "unless",
                     "whether"})  # ("since", "after", "until": mostly before a date, which belongs to its clause)
 _QUOTE = re.compile(r"[\"“”]([^\"“”]{1,2000})[\"“”]|(?<![\w’'])[‘']([^‘’'\n]{2,2000}?)[’'](?![\w‘’'])")
-_MARKS = re.compile(r"[\d\"“”‘’]|\w [A-Z]")
+_MARKS = re.compile(r"[\d\"“”‘’]")
+_NAMED = re.compile(r" [A-Z]")
+_PLAIN = re.compile(r"[a-z]+(?:[-'][a-z]+)*")
 _TRAILING = frozenset({"up", "down", "rising", "falling", "dropping", "climbing", "declining", "compared", "higher",
                        "lower"})
 _NUMBERS = frozenset("two three four five six seven eight nine ten twelve twenty fifty hundred".split())
 _LINKS = frozenset({"of", "for", "and", "&", "de", "la", "van", "von", "der", "du", "le"})  # inside a name
 
 
-def worth_reading(text: str) -> bool:
+def plain_words(text: str) -> frozenset[str]:
+    """A text's words, lower-cased, as the word lists match them (every word of lexicon.yaml is plain ASCII)."""
+    return frozenset(_PLAIN.findall(text.lower().replace("’", "'")))
+
+
+def worth_reading(text: str, words: frozenset[str] | None = None) -> bool:
     """Whether a sentence holds anything the meaning checks compare: a digit, a quotation mark, a capitalised
-    word after the first, or a word of lexicon.yaml."""
-    if _MARKS.search(text):
-        return True
-    return not lexicon().marked.isdisjoint(_TOKEN.findall(text.lower()))
+    word after a word, or a word of lexicon.yaml (`words`: its `plain_words`, when already found)."""
+    if _MARKS.search(text) or any(m.start() and text[m.start() - 1].isalnum() for m in _NAMED.finditer(text)):
+        return True  # (a capital after a word, not after a sentence's end: "the Harbor Board")
+    return not lexicon().marked.isdisjoint(plain_words(text) if words is None else words)
 
 
 @functools.lru_cache(maxsize=1 << 16)
@@ -110,25 +119,42 @@ class Statement:
 
     def clause_at(self, offset: int) -> int:
         """The clause of the token at or before this offset."""
-        found = 0
-        for token in self.tokens:
-            if token.start > offset:
-                break
-            found = token.clause
-        return found
+        at = bisect.bisect_right(self._starts, offset)
+        return self.tokens[at - 1].clause if at else 0
+
+    @functools.cached_property
+    def _starts(self) -> list[int]:
+        return [token.start for token in self.tokens]
+
+    @functools.cached_property
+    def _nearby(self) -> tuple[list[int], list[Token]]:
+        """The tokens a figure may be said of (`_near`), and where each starts."""
+        found = [token for token in self.tokens if _near(token.word)]
+        return [token.start for token in found], found
 
     def named_before(self, offset: int) -> set[str]:
         """The name written last before a place in the sentence ("Port Avery ... got 9.8 inches"): what a figure
         there is most likely said of, as "@" and the stems of its words."""
+        starts, runs = self._names
+        at = bisect.bisect_left(starts, offset)
+        return set(runs[at - 1]) if at else set()
+
+    @functools.cached_property
+    def _names(self) -> tuple[list[int], list[frozenset[str]]]:
+        """Where each capitalised word starts, and the run of names it ends (`named_before`)."""
+        starts: list[int] = []
+        runs: list[frozenset[str]] = []
         run: list[Token] = []
-        for token in self.tokens:
-            if token.start >= offset:
-                break
+        last = -2
+        for i, token in enumerate(self.tokens):
             if token.text[:1].isupper() and token.word not in _FUNCTION and token.word not in _BREAKS:
-                if run and self.tokens.index(run[-1]) != self.tokens.index(token) - 1:
+                if i != last + 1:
                     run = []
                 run.append(token)
-        return {"@" + stem(t.word.removesuffix("'s")) for t in run}
+                last = i
+                starts.append(token.start)
+                runs.append(frozenset("@" + stem(t.word.removesuffix("'s")) for t in run))
+        return starts, runs
 
     def quoted(self, offset: int) -> bool:
         return any(quote.start <= offset < quote.end for quote in self.quotes)
@@ -138,9 +164,9 @@ class Statement:
         a figure or date there is said of; when its clause has none, all the text's (a table's cell is said of
         its row)."""
         clause = self.clause_at(offset)
-        before = [t for t in self.tokens if t.start < offset and _near(t.word)]
-        after = [t for t in self.tokens if t.start >= end and _near(t.word)]
-        own_before = [t for t in before if t.clause == clause][-size:]
+        starts, nearby = self._nearby
+        before, after = nearby[:bisect.bisect_left(starts, offset)], nearby[bisect.bisect_left(starts, end):]
+        own_before = [t for t in before[::-1] if t.clause == clause][:size]
         own_after = [t for t in after if t.clause == clause][:size]
         if own_before or own_after:
             return {_term(t) for t in (*own_before, *own_after)}
@@ -167,8 +193,13 @@ def _content(word: str) -> bool:
 
 def content_stems(text: str) -> frozenset[str]:
     """The stems of a text's words that are not stop words or numbers: what alignment compares."""
-    return frozenset(stem(word) for word in _TOKEN.findall(text.lower().replace("’", "'"))
-                     if word not in _STOP and _content(word))
+    found = frozenset(map(_content_stem, _TOKEN.findall(text.lower().replace("’", "'"))))
+    return found - {""} if "" in found else found
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _content_stem(word: str) -> str:
+    return stem(word) if word not in _STOP and _content(word) else ""
 
 
 @functools.lru_cache(maxsize=1 << 14)
@@ -287,11 +318,11 @@ def _superlative(lowered: list[str], i: int, length: int, words: Lexicon) -> boo
     if word in ("only", "sole", "lone"):
         return before in ("the", "its", "their", "his", "her", "our") and after[:1].isalpha()
     if word == "all":
+        if after == "of" and before not in ("they", "we", "you", "it", "them", "these", "those", "both"):
+            return (lowered[i + 2] if i + 2 < len(lowered) else "") in ("the", "its", "their", "his", "her")
         if before in ("they", "we", "you", "it", "them", "these", "those", "both", "of", "across", "among", "in",
                       "for", "from", "with"):
             return False  # "they all point the same way", "24.8% of all entries": a set already given
-        if after == "of":
-            return (lowered[i + 2] if i + 2 < len(lowered) else "") in ("the", "its", "their", "his", "her")
         return after not in ("that", "this", "these", "those", "it", "them", "but", "", ",", "along", "over", "told",
                              "around", "the") and before != "at"
     if word == "every":
@@ -311,13 +342,14 @@ def _tokens(text: str) -> list[Token]:
     """The text's tokens, each with the clause it is in: a clause ends at a mark (; : , ( ) — ? !) or before a
     word that joins clauses (but, while, which...)."""
     tokens: list[Token] = []
-    clause, opened = 0, False
+    clause, opened, first = 0, False, 0  # (first: where the clause begins, in tokens)
     for match in _TOKEN.finditer(text):
         raw = match[0]
         word = raw.lower().replace("’", "'")
         if word in _BREAKS:
-            if opened:
-                clause, opened = clause + 1, False
+            # (a comma after a short opening phrase ends no clause: "At state schools, 19.7% passed")
+            if opened and not (word == "," and tokens[first].word in _OPENERS and len(tokens) - first <= 4):
+                clause, opened, first = clause + 1, False, len(tokens) + 1
             tokens.append(Token(raw, word, match.start(), clause))
             continue
         if not opened and word in _TRAILING and tokens and tokens[-1].word == ",":
@@ -325,7 +357,7 @@ def _tokens(text: str) -> list[Token]:
             tokens[-1] = Token(tokens[-1].text, ",", tokens[-1].start, clause)
             opened = True
         if word in _JOINS and opened and not (word in ("and", "or") and _joins_words(text, match.end())):
-            clause, opened = clause + 1, False
+            clause, opened, first = clause + 1, False, len(tokens)
         tokens.append(Token(raw, word, match.start(), clause))
         opened = True
     return tokens

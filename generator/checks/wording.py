@@ -118,7 +118,8 @@ def unit_terms(body_text: str, body: Body, body_line: int) -> list[set[int]]:
     bounds = np.concatenate(([0], newlines + 1, [len(body_words.data) + 1]))  # where each body line starts
     owners, rows = [], []
     for index, unit in enumerate(body.units):
-        for line, _col, _text in unit.source:
+        # each line once: a table row's cells all name its line, and 20,000 cells made this quadratic
+        for line in dict.fromkeys(line for line, _col, _text in unit.source):
             if 0 <= line - body_line - 1 < bounds.size - 1:
                 owners.append(index)
                 rows.append(line - body_line - 1)

@@ -10,6 +10,7 @@ import threading
 import click
 
 from .. import __version__
+from ..content.findings import printable
 from .build import build
 from .check import check
 from .init import init
@@ -31,6 +32,9 @@ class Commands(click.Group):
         # here, before click turns Ctrl-C into its own "Aborted!" and exit status 1
         try:
             return super().invoke(ctx)
+        except click.ClickException as err:  # one line, whatever a file name or an answer in it holds
+            err.message = printable(err.message)
+            raise
         except KeyboardInterrupt:
             kept = ": the output folder holds the last completed build" if ctx.invoked_subcommand == "build" else ""
             click.echo(f"\ninterrupted{kept}", err=True)

@@ -10,7 +10,7 @@ import click
 from ..engine.build_options import Options
 from ..engine.destinations import Folder
 from ..engine.run import build as build_site
-from .options import ROOT, build_now, findings_summary, print_findings, require_site
+from .options import ROOT, build_now, echo, findings_summary, print_findings, require_site
 
 
 @click.command()
@@ -21,7 +21,8 @@ from .options import ROOT, build_now, findings_summary, print_findings, require_
 @click.option("--jobs", type=click.IntRange(min=1), default=None, help="Worker processes (default: all cores).")
 @click.option("--base-url", default=None, help="Override base_url from site.toml (e.g. for a preview host).")
 @click.option("--no-search", is_flag=True,
-              help="Do not index the site for search this time (the last build's index is kept).")
+              help="Do not index the site for search this time (the last build's index is kept only if it was made "
+                   "from these very pages).")
 @click.option("--now", "now_given", metavar="ISO", default=None,
               help="The build's time, which decides which stories are scheduled (default: SOURCE_DATE_EPOCH, "
                    "else the clock).")
@@ -39,14 +40,13 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
         raise click.ClickException(report.refused)
     print_findings(report.findings, err=True)
     if not report.ok:
-        click.echo(f"build refused: {findings_summary(report.findings)}; {Path(report.out).name}/ left as it was",
-                   err=True)
+        echo(f"build refused: {findings_summary(report.findings)}; {Path(report.out).name}/ left as it was", err=True)
         sys.exit(1)
     for note in report.notes:
-        click.echo(f"warning: {note}", err=True)
+        echo(f"warning: {note}", err=True)
     if report.scheduled:
-        click.echo(report.waiting(), err=True)
-    click.echo(report.summary(), err=True)
+        echo(report.waiting(), err=True)
+    echo(report.summary(), err=True)
     # Ended here, in this frame, rather than by returning: what the build learned (its memo, a large build's
     # millions of objects), which the report holds, then goes with the process (cli._end) instead of being
     # freed one by one on the way out.

@@ -13,7 +13,7 @@ import click
 from ..content.findings import counted, printable
 from ..render.dates import iso_z
 from ..engine.run import check as site_checked
-from .options import ROOT, build_now, detail, print_findings, say, verbosity
+from .options import ROOT, build_now, detail, echo, print_findings, say, verbosity
 
 if TYPE_CHECKING:
     from ..content.findings import Finding
@@ -47,7 +47,7 @@ def check(root: Path, form: str, force: bool, place: str | None) -> None:
     else:
         print_findings(findings)
         for line in retraction_lines(checked):
-            click.echo(line, err=True)
+            echo(line, err=True)
         say(_summary(checked, findings, len(drafts)))
         for hint in _hints(root, checked, findings):
             say(hint)

@@ -45,9 +45,9 @@ def init(directory: Path, title: str | None, base_url: str, force: bool) -> None
             detail(f"wrote {directory / name}")
         _ignore(directory / ".gitignore", ignore)
     where = "" if directory == Path(".") else f"cd {directory} && "
-    say(f"Started '{title}' in {directory.resolve()}.\n"
-        f"next: {where}ledgerpress serve --open   (a preview that rebuilds on every save)\n"
-        f"      {where}ledgerpress new \"Your first headline\" --newsroom news --beat general")
+    say(f"Started '{title}' in {directory.resolve()}.")
+    say(f"next: {where}ledgerpress serve --open   (a preview that rebuilds on every save)")
+    say(f"      {where}ledgerpress new \"Your first headline\" --newsroom news --beat general")
 
 
 def _refuse_what_check_would(site_toml: str) -> None:

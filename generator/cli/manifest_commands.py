@@ -14,7 +14,17 @@ import click
 
 from ..content.findings import counted
 from ..content.layout import utc_date
-from .options import ROOT, detail, print_findings, require_site, say, site_config, verbosity, writing_files
+from .options import (
+    ROOT,
+    detail,
+    echo,
+    print_findings,
+    require_site,
+    say,
+    site_config,
+    verbosity,
+    writing_files,
+)
 
 _URL = re.compile(r"^https?://\S+$")
 
@@ -52,7 +62,7 @@ def new_manifest(title: str, source_url: str, source_name: str | None, published
     text = manifest_text(data)
     with writing_files():
         write_new(path, text)
-    click.echo(str(path))
+    echo(str(path))
     detail(f"claim ids: {', '.join(claim['id'] for claim in data['claims'])}")
     print_findings(checked_text(manifest_id, text, f"content/manifests/{manifest_id}.json"), err=True)
     if not claims:
@@ -64,7 +74,7 @@ def _record(title: str, url: str, name: str | None, published: dt.datetime, brie
     """The manifest's fields from the options, each checked as the manifest schema would."""
     if not title.strip():
         raise click.BadParameter("the title is empty", param_hint="--title")
-    if not _URL.match(url):
+    if not _URL.fullmatch(url):
         raise click.BadParameter(f"'{url}' is not an http or https URL", param_hint="--source-url")
     try:
         host = urlsplit(url).hostname or ""
@@ -109,7 +119,8 @@ def pull_manifests(ids: tuple[str, ...], root: Path) -> None:
     """Fetch manifests from [manifests] store (default: those stories cite that are missing), validated."""
     from ..checks import manifest_findings
     from ..content.load import load_content
-    from ..content.manifest_store import TOKEN_VARIABLE, StoreError, missing_ids, pull
+    from ..content.manifest_pull import TOKEN_VARIABLE, StoreError, pull
+    from ..content.manifest_store import missing_ids
 
     config = site_config(root)
     if config.manifests is None:
@@ -139,8 +150,8 @@ def _report(pulled) -> None:
     shown = f"content/manifests/{pulled.id}.json"
     print_findings(pulled.findings, err=True)
     if pulled.outcome in ("written", "updated"):
-        click.echo(f"{pulled.outcome} {shown}")
+        echo(f"{pulled.outcome} {shown}")
     elif pulled.outcome == "unchanged":
         detail(f"unchanged {shown}")
     elif pulled.error:
-        click.echo(f"error: {pulled.error}", err=True)
+        echo(f"error: {pulled.error}", err=True)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from .options import ROOT, require_site, say, verbosity
+from .options import ROOT, build_now, echo, require_site, say, verbosity
 
 if TYPE_CHECKING:
     from ..desk.site import Desk
@@ -26,6 +26,7 @@ def mcp_command(root: Path, port: int | None, allow_write: bool, allow_build: bo
     """Serve the agent desk over stdio (or HTTP): tools to find manifests, check a story's text, explain a rule,
     start and rewrite drafts, find a story in the running preview and build; read-only unless allowed."""
     require_site(root)
+    build_now()  # a SOURCE_DATE_EPOCH that cannot be read stops the desk here, not every check it makes
     from ..desk.site import Desk
 
     desk = Desk(root.resolve(), allow_write, allow_build)
@@ -52,5 +53,5 @@ def _serve_http(desk: Desk, port: int, allowed: str) -> None:
     except OSError as err:
         raise click.ClickException(f"cannot listen on 127.0.0.1:{port}: {err.strerror or err}") from None
     with sock:
-        serve_http(desk, sock, lambda url: click.echo(f"ledgerpress desk for {desk.root} at {url} ({allowed}; "
+        serve_http(desk, sock, lambda url: echo(f"ledgerpress desk for {desk.root} at {url} ({allowed}; "
                                                       "Ctrl-C to stop)", err=True))

@@ -7,7 +7,7 @@ from pathlib import Path
 import click
 
 from ..content.new_story import StoryAsked, StoryRefused, plan_story, write_story
-from .options import ROOT, detail, say, site_config, verbosity, writing_files
+from .options import ROOT, detail, echo, say, site_config, verbosity, writing_files
 
 
 @click.command()
@@ -41,7 +41,7 @@ def new(title: str, newsroom: str, beat: str, trust: str | None, draft: bool, da
             if Path(err.filename or "") != story.path:  # (a file where its folder goes)
                 raise
             raise click.ClickException(f"{story.path} already exists: choose another --slug") from None
-    click.echo(str(story.path))
+    echo(str(story.path))
     detail(f"slug {story.slug}, published {story.published.isoformat()}, "
            f"{'a draft' if story.draft else 'not a draft'}")
     say("next: fill in the description and the ledger (`ledgerpress manifest new` makes a manifest), "

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from ..content.findings import counted
+from ..content.findings import counted, printable
 from ..engine.report import os_reason
 
 if TYPE_CHECKING:
@@ -47,16 +47,22 @@ def level() -> int:
     return ctx.meta.get(_LEVEL, 0) if ctx is not None else 0
 
 
+def echo(line: str, err: bool = False) -> None:
+    """One line for a terminal: its control characters (from a file, a manifest, a server's answer) printed as
+    escapes, so that no text can print a line that reads as another, or an escape the terminal obeys."""
+    click.echo(printable(line), err=err)
+
+
 def say(message: str) -> None:
-    """A note for a person (a summary, a hint, what to do next) on stderr; -q leaves it out."""
+    """A note for a person (a summary, a hint, what to do next) on stderr, one line; -q leaves it out."""
     if level() >= 0:
-        click.echo(message, err=True)
+        echo(message, err=True)
 
 
 def detail(message: str) -> None:
-    """A step only -v shows, on stderr."""
+    """A step only -v shows, on stderr, one line."""
     if level() >= 1:
-        click.echo(message, err=True)
+        echo(message, err=True)
 
 
 def require_site(root: Path) -> None:

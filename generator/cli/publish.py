@@ -11,7 +11,7 @@ from ..content.findings import shown_name
 from ..content.layout import PACKAGE
 from ..engine.state import State, key_options, libraries, load_state, scan
 from ..engine.run import check as site_checked
-from .options import ROOT, build_now, findings_summary, print_findings, require_site
+from .options import ROOT, build_now, echo, findings_summary, print_findings, require_site
 
 
 @click.command(name="publish")
@@ -45,8 +45,8 @@ def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | No
         raise click.ClickException(f"publish failed: {err}") from None
     if dry_run:
         for line in plan.lines():
-            click.echo(line)
-    click.echo(plan.summary() + (" (dry run: nothing changed)" if dry_run else ""))
+            echo(line)
+    echo(plan.summary() + (" (dry run: nothing changed)" if dry_run else ""))
 
 
 def _stale(root: Path, public: Path, state: State | None) -> str | None:

@@ -7,6 +7,7 @@ import sys
 
 import click
 
+from .options import echo
 
 @click.command(name="rules")
 @click.argument("code", required=False)
@@ -28,5 +29,5 @@ def rules_command(code: str | None, markdown: bool) -> None:
         click.echo(explained(code.upper()), nl=False)
     else:
         hint = did_you_mean(close_match(code.upper(), RULES))
-        click.echo(f"no rule has the code '{code}'{hint}: expected one of {', '.join(sorted(RULES))}", err=True)
+        echo(f"no rule has the code '{code}'{hint}: expected one of {', '.join(sorted(RULES))}", err=True)
         sys.exit(2)

@@ -16,6 +16,7 @@ from .options import (
     ROOT,
     build_now,
     detail,
+    echo,
     findings_summary,
     level,
     print_findings,
@@ -46,7 +47,7 @@ def serve_command(root: Path, host: str, port: int, drafts: bool, open_browser: 
                           on_notes=functools.partial(print_findings, err=True))
     except OSError as err:
         raise click.ClickException(f"cannot listen on {host}:{port}: {err.strerror or err}") from None
-    click.echo(f"Serving {root.resolve()} at {preview.url}/ (Ctrl-C to stop)", err=True)
+    echo(f"Serving {root.resolve()} at {preview.url}/ (Ctrl-C to stop)", err=True)
     if preview.everywhere:
         click.echo(f"Listening on every interface: from another device, use this machine's address with port "
                    f"{preview.port}", err=True)
@@ -82,7 +83,7 @@ def _print_rebuild(rebuilt: Rebuilt, quiet: bool = False) -> None:
     cause = f" after {', '.join(rebuilt.sources[:3])}{' …' * (len(rebuilt.sources) > 3)}" if rebuilt.sources else ""
     if rebuilt.ok:
         if not quiet:
-            click.echo(f"built in {rebuilt.seconds:.2f} s{cause}: {len(rebuilt.rewritten)} files changed", err=True)
+            echo(f"built in {rebuilt.seconds:.2f} s{cause}: {len(rebuilt.rewritten)} files changed", err=True)
     else:
-        click.echo(f"build failed in {rebuilt.seconds:.2f} s{cause}: {findings_summary(list(snapshot.findings))}; "
-                   f"{'showing the last good build' if snapshot.files else 'no good build yet'}", err=True)
+        echo(f"build failed in {rebuilt.seconds:.2f} s{cause}: {findings_summary(list(snapshot.findings))}; "
+             f"{'showing the last good build' if snapshot.files else 'no good build yet'}", err=True)

@@ -61,7 +61,7 @@ def author_files(root: Path, refused: list[Finding] | None = None) -> list[tuple
 def load_author(path: str, shown: str) -> tuple[Author | None, list[Finding]]:
     """An author file as an Author, or the findings that say what is wrong with it."""
     slug = os.path.basename(shown).removesuffix(".md")
-    if not SLUG.match(slug):
+    if not SLUG.fullmatch(slug):
         return None, [Finding(shown, 1, 1, "LP002", f"author file name '{slug}.md' is not a slug: expected lower-case "
                               "letters and digits joined by single hyphens, e.g. content/authors/ana-lima.md")]
     data, problems = read_bounded(path, shown, MAX_AUTHOR_BYTES)

@@ -1,6 +1,6 @@
 """Image files: content/images/ (PNG, JPEG, WebP or AVIF, in any folder below it), each known by the path a story
-names it by, its bytes' digest and its size as shown (after its EXIF orientation). Pillow reads only a file's
-header here; a file it cannot read, or one too large to decode safely, is named with the reason (LP070)."""
+names it by, its bytes' digest and its size as shown (after its EXIF orientation). Pillow decodes the whole file
+here, after its header says it is not too large to; a file it cannot read is named with the reason (LP070)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ from .source import bad_name, read_bounded, refused_symlink, top_folder
 
 FORMATS = {"PNG": "image/png", "JPEG": "image/jpeg", "WEBP": "image/webp", "AVIF": "image/avif"}
 SUFFIXES = (".png", ".jpg", ".jpeg", ".webp", ".avif")
-_TURNED = (5, 6, 7, 8)    # EXIF orientations that swap width and height
 
 
 @dataclass(frozen=True)
@@ -36,6 +35,10 @@ class ImageFile:
 
 class ImageChanged(Exception):
     """An image file changed while the site was being built: what the build measured is no longer there."""
+
+
+class ImageFailed(Exception):
+    """An image `check` decoded could not be decoded again to be written (the system ran short of memory)."""
 
 
 def image_files(root: Path) -> list[tuple[str, str, str | None]]:
@@ -65,29 +68,60 @@ def read_image(path: str, src: str, data: bytes | None = None) -> ImageFile | st
 
 
 def _measured(path: str, src: str, data: bytes) -> ImageFile | str:
+    picture = upright(data)
+    if isinstance(picture, str):
+        return picture
+    with picture:
+        return ImageFile(src, path, file_digest(data), picture.width, picture.height, picture.format)
+
+
+def upright(data: bytes):  # -> PIL.Image.Image | str
+    """The image whole, decoded and turned upright by its EXIF orientation (its `format` kept), or why it cannot
+    be used. `check` measures an image with this and the build writes it from this, so that they agree on every
+    file: a header that reads is not enough (a truncated JPEG, an EXIF block one byte off)."""
     import io
 
     from PIL import Image, UnidentifiedImageError
 
     try:
         with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # a damaged EXIF block Pillow reads past: no lines on the terminal
             warnings.simplefilter("error", Image.DecompressionBombWarning)
             with Image.open(io.BytesIO(data)) as image:
-                width, height, image_format = image.width, image.height, image.format
-                turned = image.getexif().get(0x0112) in _TURNED
+                found = image.format
+                if found not in FORMATS:
+                    return f"is {found or 'an unknown format'}, not PNG, JPEG, WebP or AVIF"
+                if image.width * image.height > MAX_IMAGE_PIXELS:
+                    millions = MAX_IMAGE_PIXELS // 1_000_000
+                    return f"is {image.width} x {image.height} pixels, more than {millions} million"
+                image.load()  # every pixel: a file cut short fails here, not in the build
+                turned = _turned(image)
     except UnidentifiedImageError:
         return "is not an image file Pillow can read"
     except (Image.DecompressionBombWarning, Image.DecompressionBombError):  # Pillow's own bound, above ours
         return f"is more than {MAX_IMAGE_PIXELS // 1_000_000} million pixels"
-    except (OSError, ValueError, SyntaxError) as err:
-        return f"cannot be read as an image ({err})"
-    if image_format not in FORMATS:
-        return f"is {image_format or 'an unknown format'}, not PNG, JPEG, WebP or AVIF"
-    if width * height > MAX_IMAGE_PIXELS:
-        return f"is {width} x {height} pixels, more than {MAX_IMAGE_PIXELS // 1_000_000} million"
-    if turned:
-        width, height = height, width
-    return ImageFile(src, path, file_digest(data), width, height, image_format)
+    except Exception as err:  # noqa: BLE001 (a decoder of any bytes: whatever it raises, the file is the cause)
+        return f"cannot be read as an image ({type(err).__name__}: {err})"
+    turned.format = found
+    return turned
+
+
+def _turned(image):  # (PIL.Image.Image) -> PIL.Image.Image
+    """A copy turned upright by the EXIF orientation, if the file's EXIF block says one. Not ImageOps.exif_transpose,
+    which writes the block back and fails on a byte of it out of place: the files written leave it behind anyway,
+    and an orientation that cannot be read is none."""
+    from PIL import Image
+
+    try:
+        orientation = image.getexif().get(0x0112)
+    except Exception:  # noqa: BLE001 (an EXIF block of any bytes: it is read only for this one number)
+        orientation = None
+    method = _UPRIGHT.get(orientation) if type(orientation) is int else None
+    return image.transpose(Image.Transpose[method]) if method is not None else image.copy()
+
+
+_UPRIGHT = {2: "FLIP_LEFT_RIGHT", 3: "ROTATE_180", 4: "FLIP_TOP_BOTTOM", 5: "TRANSPOSE", 6: "ROTATE_270",
+            7: "TRANSVERSE", 8: "ROTATE_90"}  # EXIF orientation: what undoes it (as ImageOps.exif_transpose)
 
 
 def safe_src(src: str) -> bool:

@@ -42,6 +42,8 @@ class Kind:
     nav: int | None = None       # the row of the navigation that links its declared terms (0: with Latest)
     front_page: bool = False     # the front page lists its terms, each with its number of stories
     folder: str | None = None    # where its pages are, if not in a folder named `plural` ("topics", "a/b")
+    unused: bool = True          # a declared term no built story has gets its page too (an author's would show a
+                                 # person whose only stories are drafts or scheduled)
 
     @property
     def prefix(self) -> str:
@@ -78,7 +80,7 @@ KINDS_TABLE = (
     Kind("trust", "trust", "Trust level", "trust.slug", front="trust", declared="trust", pages=False),
     Kind("author", "authors", "Author", "authors.slug", many=True, required=False, declared="authors",
          description="Every story by {name}, newest first.", feed="Stories by {name} in {site}.",
-         template="author.html", front_page=True),
+         template="author.html", front_page=True, unused=False),
     Kind("tag", "tags", "Tag", "terms.tag.slug", front="tags", many=True, required=False,
          description="Every story tagged {name}, newest first.", feed="Stories tagged {name} in {site}.",
          template="tag.html", order="name"),

@@ -15,3 +15,5 @@ MAX_NESTING = 64                   # lists and mappings inside one another, in f
 MAX_NUMBER_DIGITS = 64             # an integer in a manifest or front matter (none is expected: ids are strings)
 MAX_CITE_CHARS = 1024             # what a [cites: …] marker may hold: a longer one is not read as a marker
 MAX_INPUT_BYTES = 64 << 20         # any input file the build hashes to see whether it changed (images included)
+MAX_SENTENCE_CHARS = 2000          # a sentence the meaning checks compare with its claims (the longest real ones ~400)
+MAX_STORY_FIGURES = 10_000         # figures of one story the meaning checks compare (a long story holds ~500)

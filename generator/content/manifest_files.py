@@ -16,7 +16,7 @@ from .findings import Finding, SourceMap
 from .layout import file_digest
 from .limits import MAX_MANIFEST_BYTES, MAX_NESTING, MAX_NUMBER_DIGITS
 from .models import Manifest, ManifestFile
-from .source import parse_yaml, read_bounded, read_text
+from .source import cleaned, parse_yaml, read_bounded, read_text
 from .validate import MANIFEST_EXAMPLES, validate
 
 _MANIFEST_ID_LOCS = (("id",), ("claims", int, "id"))
@@ -89,6 +89,8 @@ def load_manifest(path: str | Path, shown: str, data: bytes | None = None) -> tu
     if _SURROGATE_ESCAPE.search(text) and _lone_surrogate(parsed):
         return None, [Finding(shown, 1, 1, "LP100", "not valid JSON: a \\u escape names half of a character "
                                                     "(a lone surrogate), which no output can hold")]
+    if "\\" in text:  # (only an escape, \\u001b or \\b, can make one of source.RAW's characters)
+        parsed = cleaned(parsed)
     try:
         manifest = Manifest.model_validate(parsed)
     except ValidationError:

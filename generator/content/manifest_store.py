@@ -1,30 +1,24 @@
-"""Making manifest files: fresh ids, atomic writes, and pulling manifests from the service that holds them."""
+"""Making manifest files: fresh ids, atomic writes, and the ids stories cite that content/manifests lacks
+(manifest_pull.py fetches them)."""
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import os
 import re
 import secrets
 import time
-from collections.abc import Callable, Collection, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Collection
 from pathlib import Path
-from typing import Literal
-from urllib.parse import quote, urlsplit
 
 from .cites import CITE
-from .config import ManifestsTable
 from .findings import Finding
 from .load import Content
 from .manifest_files import load_manifest
-from .models import ID_PATTERN, ManifestFile
+from .models import ID_PATTERN
 
-TOKEN_VARIABLE = "LEDGERPRESS_MANIFEST_TOKEN"
 _ID = re.compile(ID_PATTERN)
 _EPOCH_MS = 1_767_225_600_000  # 2026-01-01: ids count milliseconds from here, so they stay 19 digits for decades
-_RETRY_STATUSES = frozenset({500, 502, 503, 504})
 
 
 def mint_id(taken: Collection[str] = ()) -> str:
@@ -94,172 +88,4 @@ def missing_ids(root: Path, content: Content) -> list[str]:
     for item in (*content.stories, *content.broken):
         cited.update(part.strip() for found in CITE.finditer(item.body) for part in found[1].split(","))
     folder = root / "content" / "manifests"
-    return sorted(i for i in cited if _ID.match(i) and not (folder / f"{i}.json").exists())
-
-
-Outcome = Literal["written", "updated", "unchanged", "failed"]
-
-
-@dataclass
-class Pulled:
-    """What pulling one id did: the file's fate, or why it failed (an error, or findings about the answer)."""
-
-    id: str
-    url: str
-    outcome: Outcome = "failed"
-    error: str = ""
-    findings: list[Finding] = field(default_factory=list)
-    tries: list[str] = field(default_factory=list)  # one line per answer or failure before the last
-
-
-class StoreError(Exception):
-    """The store cannot be asked at all (no store configured, a token that must not be sent)."""
-
-
-Judge = Callable[[ManifestFile], list[Finding]]  # the manifest rules (LP101, LP102, ...) as the site sets them
-
-
-def pull(root: Path, store: ManifestsTable, ids: list[str], token: str | None, judge: Judge = lambda found: []
-         ) -> Iterator[Pulled]:
-    """Fetch each id from the store, check the answer as `check` would check it saved as content/manifests/
-    <id>.json (loading, then `judge`), and write it only if no error remains."""
-    import requests
-    from requests.adapters import HTTPAdapter
-    from urllib3.util.retry import Retry
-
-    if token and not _safe_for_token(store.store):
-        raise StoreError(f"{TOKEN_VARIABLE} is set, and the store is plain http on another machine: "
-                         "use https, or unset the token")
-    retry = Retry(total=store.retries, connect=store.retries, read=store.retries, status=store.retries,
-                  other=0, backoff_factor=store.backoff, backoff_max=30,
-                  status_forcelist=_RETRY_STATUSES, allowed_methods=frozenset({"GET"}), raise_on_status=False,
-                  respect_retry_after_header=False)
-    with requests.Session() as session:
-        session.max_redirects = 5  # (requests follows them; it drops the token when one leaves the host or https)
-        session.mount("http://", HTTPAdapter(max_retries=retry))
-        session.mount("https://", HTTPAdapter(max_retries=retry))
-        session.headers.update({"Accept": "application/json", "User-Agent": "ledgerpress"})
-        if token:
-            session.headers["Authorization"] = f"Bearer {token}"
-        for manifest_id in ids:
-            yield _pull_one(session, root, store, manifest_id, bool(token), judge)
-
-
-def _safe_for_token(url: str) -> bool:
-    """A bearer token goes over https, or plain http to this machine only (a loopback address, or localhost:
-    127.example.org is somebody else's)."""
-    parts = urlsplit(url)
-    if parts.scheme == "https" or parts.hostname == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(parts.hostname or "").is_loopback
-    except ValueError:
-        return False
-
-
-def _pull_one(session, root: Path, store: ManifestsTable, manifest_id: str, token: bool, judge: Judge) -> Pulled:
-    import requests
-    import urllib3
-
-    url = store.store.replace("{id}", quote(manifest_id, safe=""))
-    pulled = Pulled(manifest_id, url)
-    if not _ID.match(manifest_id):
-        pulled.error = f"'{manifest_id}' is not a manifest id (letters, digits, '_' and '-', at most 64)"
-        return pulled
-    try:
-        answer = session.get(url, timeout=(store.timeout, store.timeout), stream=True)
-    except (requests.exceptions.ConnectionError, requests.exceptions.Timeout, requests.exceptions.RetryError) as err:
-        pulled.error = f"{url}: no answer after {store.retries} retries ({_reason(err)})"
-        return pulled
-    except requests.exceptions.RequestException as err:
-        pulled.error = f"{url}: {_reason(err)}"
-        return pulled
-    with answer:
-        pulled.tries = _history(answer)
-        pulled.error = _status_error(answer.status_code, manifest_id, url, token, len(pulled.tries))
-        if pulled.error:
-            return pulled
-        try:
-            body = _read_bounded(answer, store)
-        except _TooLong as err:
-            pulled.error = f"{url}: {err}"
-            return pulled
-        except (requests.exceptions.RequestException, urllib3.exceptions.HTTPError) as err:
-            pulled.error = f"{url}: the answer broke off ({_reason(err)})"
-            return pulled
-    return _save(root, pulled, body, judge)
-
-
-def _history(answer) -> list[str]:
-    """The tries urllib3 made before this answer: status or error, each."""
-    retries = getattr(answer.raw, "retries", None)
-    return [f"{item.method} {item.url}: {item.status or type(item.error).__name__}"
-            for item in (retries.history if retries is not None else ())]
-
-
-def _status_error(status: int, manifest_id: str, url: str, token: bool, retried: int) -> str:
-    if status == 200:
-        return ""
-    if status in (401, 403):
-        return (f"{url}: the store refused the token ({status}): check {TOKEN_VARIABLE}" if token else
-                f"{url}: the store wants a token ({status}): set {TOKEN_VARIABLE}")
-    if status in (404, 410):
-        return f"{url}: the store has no manifest '{manifest_id}' ({status})"
-    tail = f" after {retried} retries" if retried else ""
-    return f"{url}: the store answered {status}{tail}"
-
-
-class _TooLong(Exception):
-    pass
-
-
-def _read_bounded(answer, store: ManifestsTable) -> bytes:
-    """The answer's body, refused past max_bytes or past the timeout from its first byte to its last."""
-    deadline = time.monotonic() + store.timeout
-    declared = answer.headers.get("Content-Length", "")
-    if declared.isdigit() and int(declared) > store.max_bytes:
-        raise _TooLong(f"the answer is {int(declared):,} bytes, more than max_bytes ({store.max_bytes:,})")
-    chunks, size = [], 0
-    while chunk := answer.raw.read1(65536, decode_content=True):  # what one receive brings, then the clock
-        size += len(chunk)
-        if size > store.max_bytes:
-            raise _TooLong(f"the answer is longer than max_bytes ({store.max_bytes:,})")
-        if time.monotonic() > deadline:
-            raise _TooLong(f"the answer took longer than timeout ({store.timeout:g} s) to arrive")
-        chunks.append(chunk)
-    return b"".join(chunks)
-
-
-def _reason(err: Exception) -> str:
-    """The innermost cause, in a line (requests wraps urllib3's errors two or three deep)."""
-    inner: BaseException = err
-    while inner.args and isinstance(inner.args[0], BaseException):
-        inner = inner.args[0]
-    reason = getattr(inner, "reason", None)
-    text = str(reason if isinstance(reason, BaseException | str) else inner)
-    return text.splitlines()[0] if text else type(inner).__name__
-
-
-def _save(root: Path, pulled: Pulled, body: bytes, judge: Judge) -> Pulled:
-    """Check the answer as content/manifests/<id>.json would be checked; write it only if no error remains."""
-    shown = f"content/manifests/{pulled.id}.json"
-    found, findings = load_manifest(f"{pulled.id}.json", shown, body)
-    if found is not None:
-        findings = [*findings, *judge(found)]
-    if found is None or any(f.severity == "error" for f in findings):
-        pulled.findings = [Finding(f.path, f.line, f.col, f.code, f"{f.message} (in the store's answer from "
-                                   f"{pulled.url}: not written)", f.severity) for f in findings]
-        return pulled
-    pulled.findings = findings  # warnings, as [checks] sets them
-    text = manifest_text(json.loads(body))
-    path = root / shown
-    try:
-        before = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        before = None
-    if before == text:
-        pulled.outcome = "unchanged"
-        return pulled
-    write_replacing(path, text)
-    pulled.outcome = "written" if before is None else "updated"
-    return pulled
+    return sorted(i for i in cited if _ID.fullmatch(i) and not (folder / f"{i}.json").exists())

@@ -233,7 +233,8 @@ class Story:
                           SourceMap(self.source.path, places), dict(meta.waive),
                           tuple((entry.manifest, tuple(entry.claims)) for entry in meta.ledger),
                           frozenset(c.manifest for c in meta.corrections if c.manifest),
-                          tuple(meta.authors), images + tuple(shown))
+                          tuple(meta.authors), images + tuple(shown),
+                          tuple(sorted(_due(correction.date) for correction in meta.corrections)))
 
     @functools.cached_property
     def key(self) -> str:
@@ -279,6 +280,7 @@ class StoryBrief:
     corrected: frozenset[str] = frozenset()  # the manifests its corrections name
     authors: tuple[str, ...] = ()             # the slugs of its authors
     images: tuple[ImageUse, ...] = ()         # the images it shows, the lead image first
+    corrections: tuple[dt.datetime, ...] = ()  # when each of its corrections falls due (a day: its start, UTC)
 
     @property
     def url_path(self) -> str:
@@ -321,3 +323,10 @@ class Page:
     meta: PageMatter
     body: str
     body_line: int
+
+
+def _due(value: dt.date) -> dt.datetime:
+    """A correction's date as the moment it falls due: a day at its start in UTC, a time as it is."""
+    if isinstance(value, dt.datetime):
+        return value if value.tzinfo else value.replace(tzinfo=dt.timezone.utc)
+    return dt.datetime.combine(value, dt.time(), dt.timezone.utc)

@@ -116,7 +116,7 @@ def check_keys(config: SiteConfig, **given: str | None) -> None:
 
 def story_slug(given: str | None, title: str) -> str:
     if given is not None:
-        if not SLUG.match(given) or len(given) > MAX_SLUG:
+        if not SLUG.fullmatch(given) or len(given) > MAX_SLUG:
             raise StoryRefused("slug", f"'{given}' is not a slug: a-z, 0-9 and single '-' between them, at most "
                                f"{MAX_SLUG} characters")
         return given
@@ -128,7 +128,7 @@ def story_slug(given: str | None, title: str) -> str:
 
 def check_authors(root: Path, authors: tuple[str, ...]) -> None:
     for author in authors:
-        if not SLUG.match(author) or not os.path.isfile(root / "content" / "authors" / f"{author}.md"):
+        if not SLUG.fullmatch(author) or not os.path.isfile(root / "content" / "authors" / f"{author}.md"):
             raise StoryRefused("author", f"no author '{author}': add content/authors/{author}.md first")
 
 

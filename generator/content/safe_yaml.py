@@ -85,7 +85,7 @@ def _scan(loader: Any) -> None:
     """Refuse an alias or nesting past MAX_NESTING, found in libyaml's event stream (which keeps its own
     stack and builds nothing): what parse_yaml runs first when nesting_bound cannot rule them out."""
     depth = 0
-    while (event := loader.get_event()) is not None and not isinstance(event, yaml.StreamEndEvent):
+    while (event := _next_event(loader)) is not None and not isinstance(event, yaml.StreamEndEvent):
         if isinstance(event, yaml.AliasEvent):
             raise _Refused(event.start_mark, f"an alias (*{event.anchor}) is not allowed here: write the value out")
         if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
@@ -94,6 +94,17 @@ def _scan(loader: Any) -> None:
                 raise _Refused(event.start_mark, f"lists and mappings are nested deeper than {MAX_NESTING} levels")
         elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
             depth -= 1
+
+
+def _next_event(loader: Any) -> Any:
+    """The next event; libyaml's scanner runs ahead of the events (a flow bracket may open a key) and, from
+    PyYAML 6.0.3, refuses a thousand levels itself: the same refusal, in our words."""
+    try:
+        return loader.get_event()
+    except yaml.MarkedYAMLError as err:
+        if "nesting depth" not in str(err.problem):
+            raise
+        raise _Refused(err.problem_mark, f"lists and mappings are nested deeper than {MAX_NESTING} levels") from None
 
 
 def _record(node: yaml.Node, loc: Loc, source: SourceMap, offset: int, findings: list[Finding], depth: int,

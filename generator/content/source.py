@@ -9,6 +9,7 @@ import os
 import re
 import stat
 from pathlib import Path
+from typing import Any
 
 import frontmatter
 
@@ -64,10 +65,34 @@ def _kind(mode: int) -> str:
     return "not a plain file"
 
 
+# What no text read from content/ carries into the site, whichever field or output it reaches: C0 controls but
+# tab and line breaks (NUL; ESC, which a terminal showing index.md obeys), DEL and the C1 controls, lone
+# surrogates, U+FFFE and U+FFFF. HTML parsers report each as an error; XML 1.0 forbids most. Each is read as
+# U+FFFD, one character for one (every finding keeps its column). Listed, not given as the complement of what
+# is allowed: a negated class over most of Unicode is slow to compile, and every start would compile it.
+RAW = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+def without_controls(text: str) -> str:
+    return RAW.sub("\ufffd", text) if RAW.search(text) else text
+
+
+def cleaned(value: Any) -> Any:
+    """Parsed YAML or JSON with every string (keys too) without those characters: an escape (`"\\e"`,
+    `"\\u001b"`) makes them from text that holds none. Nesting is bounded before anything is parsed."""
+    if isinstance(value, str):
+        return without_controls(value)
+    if isinstance(value, dict):
+        return {cleaned(key): cleaned(item) for key, item in value.items()}
+    if isinstance(value, list):
+        return [cleaned(item) for item in value]
+    return value
+
+
 def read_text(path: str | Path, shown: str, data: bytes | None = None, limit: int = MAX_STORY_BYTES,
               code: str = "LP001") -> tuple[str | None, list[Finding]]:
-    """The file (or its bytes, already read) as text, or a finding with `code`: too large, not a regular file,
-    or not UTF-8 (at the first byte that is not)."""
+    """The file (or its bytes, already read) as text, without the characters of RAW, or a finding with `code`:
+    too large, not a regular file, or not UTF-8 (at the first byte that is not)."""
     if data is None:
         data, refused = read_bounded(path, shown, limit, code)
         if data is None:
@@ -75,7 +100,7 @@ def read_text(path: str | Path, shown: str, data: bytes | None = None, limit: in
     elif len(data) > limit:
         return None, [too_large(shown, len(data), limit, code)]
     try:
-        return data.decode("utf-8").removeprefix("\ufeff"), []
+        return without_controls(data.decode("utf-8").removeprefix("\ufeff")), []
     except UnicodeDecodeError as err:
         before = data[: err.start]
         line = before.count(b"\n") + 1
@@ -200,6 +225,8 @@ def front_matter(path: Path, shown: str, data: bytes | None = None,
     data, source, findings = parse_yaml(front, shown, front_line)
     if data is None and not findings:
         data = {}
+    elif "\\" in front:  # (only an escape in a double-quoted scalar can make one of RAW's characters)
+        data = cleaned(data)
     if data is not None and not isinstance(data, dict):
         findings.append(Finding(shown, front_line + 1, 1, "LP002", "front matter must be a mapping of fields"))
     return (data if isinstance(data, dict) else None, source, body, body_line), findings

@@ -16,12 +16,14 @@ from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from mcp.shared.exceptions import MCPError
 from mcp.types import CallToolResult, TextContent
 from pydantic import BaseModel, ValidationError
 
 from ..content.layout import CACHE_DIR
 from ..content.findings import shown_name
 from .errors import DeskError
+from .frames import INVALID_REQUEST, REFUSED
 from .site import Desk
 
 LOG_NAME = "desk.log"
@@ -90,6 +92,9 @@ def door(journal: Journal, arguments_of: Mapping[str, type[BaseModel]]) -> Calla
     `arguments_of`: each tool's arguments as a model (what its input schema says)."""
 
     async def middleware(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
+        if ctx.method == REFUSED:  # a frame the stdio transport could not read (desk/frames.py)
+            params = ctx.params if isinstance(ctx.params, Mapping) else {}
+            raise MCPError(int(params.get("code", INVALID_REQUEST)), str(params.get("message", "")))
         if ctx.method != "tools/call":
             return await call_next(ctx)
         params = ctx.params if isinstance(ctx.params, Mapping) else {}

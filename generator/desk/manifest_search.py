@@ -85,7 +85,10 @@ def get_manifest(checks: SiteChecks, manifest_id: str) -> ManifestDetail:
     manifest = found.manifest
     citing = [_citing(story, manifest.id) for story in _cited_by(manifest.id, site.briefs)]
     withdrawn = manifest.retracted
-    until = manifest.published + dt.timedelta(days=site.config.manifest_max_age_days)
+    try:
+        until = manifest.published + dt.timedelta(days=site.config.manifest_max_age_days)
+    except OverflowError:  # published near the end of the calendar: any time after it will do
+        until = dt.datetime.max.replace(microsecond=0, tzinfo=dt.timezone.utc)
     usable = [claim.id for claim in manifest.claims if not claim.retracted]
     return ManifestDetail(
         id=manifest.id, title=manifest.title, source_name=manifest.source.name, source_url=manifest.source.url,

@@ -6,8 +6,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import urllib.error
-import urllib.request
+import socket
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -103,13 +103,28 @@ def preview_url(desk: Desk, shown: str) -> PreviewOut:
     return PreviewOut(running=True, url=url + "/", story_url=page, served=served, drafts=drafts, note=note)
 
 
+ASK_S = 2.0  # how long the desk waits for a preview's answer, from connecting to its status line
+
+
 def _answers(url: str) -> bool:
-    request = urllib.request.Request(url, method="HEAD")
+    """Whether the preview answers 200 to HEAD url within ASK_S as a whole: urllib's timeout bounds each read,
+    and a preview stopped or stuck mid-answer (a byte a second) would hold the tool call for ever."""
+    parts = urlsplit(url)
+    deadline = time.monotonic() + ASK_S
+    request = (f"HEAD {parts.path or '/'} HTTP/1.0\r\nHost: {parts.netloc}\r\n\r\n").encode("ascii", "replace")
+    head = b""
     try:
-        with urllib.request.urlopen(request, timeout=2) as answer:
-            return answer.status == 200
-    except (urllib.error.URLError, OSError, ValueError):
+        with socket.create_connection((parts.hostname, parts.port or 80), timeout=ASK_S) as connection:
+            connection.sendall(request)
+            while b"\r\n" not in head and len(head) < 1024 and (left := deadline - time.monotonic()) > 0:
+                connection.settimeout(left)
+                chunk = connection.recv(1024)
+                if not chunk:
+                    break
+                head += chunk
+    except (OSError, ValueError):
         return False
+    return head.split(b"\r\n", 1)[0].split(b" ")[1:2] == [b"200"] and b"\r\n" in head
 
 
 def build(desk: Desk, drafts: bool = False, search: bool = True) -> BuildOut:

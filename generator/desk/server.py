@@ -3,16 +3,22 @@ the user guide), the door every call goes through, and the stdio transport."""
 
 from __future__ import annotations
 
+import io
+import logging
+import sys
+
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.mcpserver.resources import FileResource
 
 from .. import __version__
+from ..content.findings import printable
 from ..checks import RULES
 from ..checks.rulebook import explained
 from .calls import Journal, door
 from .errors import DeskError
 from .explain_rule import guide_pages, rules_listing, site_facts
+from .frames import Frames, Refusal
 from .site import Desk
 from .tools import argument_models, register
 
@@ -68,4 +74,12 @@ def _resources(app: MCPServer, desk: Desk) -> None:
 
 
 def serve_stdio(desk: Desk) -> None:
+    """Over the standard streams, every line checked first (frames.py): a frame the SDK cannot read is answered."""
+    sys.stdin = io.TextIOWrapper(io.BufferedReader(Frames(sys.stdin.buffer, _logged)), encoding="utf-8")
     make_server(desk, "stdio").run("stdio")
+
+
+def _logged(refused: Refusal) -> None:
+    """On the desk's error output, one line: a frame without an id has no one to be answered to."""
+    logging.getLogger("ledgerpress.desk").warning("refused a frame (id %s): %s", printable(repr(refused.id)),
+                                                  printable(refused.message))

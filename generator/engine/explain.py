@@ -7,7 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..checks.alignment import ClaimRef, Place, aligned
+from ..checks.alignment import ClaimRef, Place, aligned, rests_on
 from ..content.body import parse_body
 from ..content.config import CONFIG_NAME, load_config
 from ..content.findings import Finding
@@ -49,12 +49,12 @@ def explain(root: Path, shown: str, line: int) -> Explained | str:
         if found is not None:
             manifests[found.manifest.id] = found
     body = parse_body(story.body, story.body_line)
-    places, _ = aligned(story, body, manifests)
+    places, claims = aligned(story, body, manifests)
     place = next((p for p in places if line in _lines(story, p)), None)
     if place is None:
         return f"{shown}:{line}: no paragraph, list item, table row, key fact, heading or front-matter line a reader sees"
     return Explained(place.kind, _lines(story, place), place.cited,
-                     [(sentence.text, sentence.claims) for sentence in place.sentences])
+                     [(sentence.text, rests_on(sentence, place, claims)) for sentence in place.sentences])
 
 
 def _lines(story: Story, place: Place) -> range:

@@ -6,11 +6,14 @@ from __future__ import annotations
 
 import concurrent.futures
 import functools
+import gzip
 import importlib.metadata
+import json
 import os
 import re
 import subprocess
 import tempfile
+import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -86,6 +89,14 @@ def make_search(plan: list[Shard], last: SearchRecord | None, store: OutputStore
     return Search(SearchRecord(shards, {**outputs, SHARDS: listing.digest}))
 
 
+def made_from(plan: list[Shard], index: SearchRecord) -> bool:
+    """Whether an index was made from exactly the pages of this plan, shard by shard (the same text of the same
+    pages, and the same primary)."""
+    primary = plan[0].name if plan else ""
+    return index.shards.keys() == {shard.name for shard in plan} and all(
+        _kept(shard, index.shards[shard.name], shard.name == primary) is index.shards[shard.name] for shard in plan)
+
+
 def holds_all(store: OutputStore, outputs: Mapping[str, str]) -> bool:
     """The store holds every one of these outputs (path: digest) as it was made."""
     return all(store.holds(path, code) for path, code in outputs.items())
@@ -144,8 +155,41 @@ def _index(shard: Shard, read: Callable[[str], bytes], binary: str, nice: bool, 
         command = [binary, "--site", str(site), "--output-path", str(out), "--silent",
                    *(arg for selector in EXCLUDE for arg in ("--exclude-selectors", selector))]
         _run(command, timeout=TIMEOUT_S + len(shard.pages) / PAGES_PER_S, nice=nice)
-        return {path.relative_to(out).as_posix(): path.read_bytes() for path in sorted(out.rglob("*"))
-                if path.is_file()}
+        bundle = {path.relative_to(out).as_posix(): path.read_bytes() for path in sorted(out.rglob("*"))
+                  if path.is_file()}
+        return _whole(bundle)
+
+
+_SIGNATURE = b"pagefind_dcd"  # what each of Pagefind's index files starts with, once unzipped
+
+
+def _whole(bundle: dict[str, bytes]) -> dict[str, bytes]:
+    """The bundle, if it is whole: Pagefind exits 0 when a full disk cut its files short (a 0-byte
+    pagefind-entry.json), and a build that kept it would publish a search that never loads."""
+    try:
+        entry = json.loads(bundle.get("pagefind-entry.json", b""))
+        languages = entry["languages"].values()
+        pages = sum(int(language["page_count"]) for language in languages)
+        metas = [f"pagefind.{language['hash']}.pf_meta" for language in languages]
+    except (ValueError, TypeError, KeyError, AttributeError) as err:
+        raise SearchUnavailable(f"Pagefind's pagefind-entry.json is not whole ({type(err).__name__})") from None
+    fragments = sum(name.startswith("fragment/") for name in bundle)  # a page each (alike pages share one)
+    missing = [name for name in (*metas, "pagefind.js") if name not in bundle]
+    if not fragments and pages:
+        missing.append("fragment/")
+    if missing or fragments > pages:
+        raise SearchUnavailable(f"Pagefind's output is not whole ({', '.join(missing) or 'more pages than it lists'})")
+    for name, data in bundle.items():
+        if not data or name.endswith((".pf_meta", ".pf_index", ".pf_fragment", ".pf_filter")) and not _unzips(data):
+            raise SearchUnavailable(f"Pagefind's {name} is {'empty' if not data else 'damaged'}")
+    return bundle
+
+
+def _unzips(data: bytes) -> bool:
+    try:
+        return gzip.decompress(data).startswith(_SIGNATURE)
+    except (OSError, EOFError, zlib.error):
+        return False
 
 
 def _language(path: str, page: bytes) -> None:

@@ -14,7 +14,7 @@ from jinja2 import TemplateError
 
 from ..content.config import SiteConfig
 from ..content.findings import Finding
-from ..content.image_files import ImageChanged
+from ..content.image_files import ImageChanged, ImageFailed
 from ..content.manifest_files import ManifestChanged
 from ..output.store import OutputStore
 from ..render.navigation import navigation
@@ -38,7 +38,7 @@ from .site_outputs import (
 )
 from .read import Spill, StoryChanged
 from .records import PageRecord, Rendered, SearchRecord, StoryRecord
-from .indexing import holds_all, make_search, search_plan
+from .indexing import holds_all, made_from, make_search, search_plan
 from .stories import (
     STORY_TEMPLATES,
     Making,
@@ -60,7 +60,9 @@ class BuildResult:
     pages: int = 0
     memo: Memo | None = None
     scheduled: list[tuple[str, str, dt.datetime]] = field(default_factory=list)  # (path, URL path, time), soonest first
-    newest: dt.datetime | None = None  # the latest published time of a story built: a build before it differs
+    newest: dt.datetime | None = None  # the latest time a story built was published or corrected (a build before
+                                       # it differs)
+    correction_due: dt.datetime | None = None  # when the next correction of a story built falls due
     searchable: tuple = ((), (), {})  # search_plan's arguments: the stories' records, the plain pages, page records
     searched: bool = False  # the search index was asked for, and made
 
@@ -78,8 +80,10 @@ def build_site(run: Run, store: OutputStore) -> BuildResult:
         result = BuildResult(inputs.findings)
         result.scheduled = sorted(((story.path, story.url_path, story.published.astimezone(dt.timezone.utc))
                                    for story in inputs.scheduled), key=lambda item: (item[2], item[0]))
-        result.newest = max((story.published for story in inputs.stories if story.published <= inputs.now),
-                            default=None)
+        times = [when for story in inputs.stories for when in story.corrections]  # a correction dates its story
+        result.newest = max((when for when in (*(story.published for story in inputs.stories), *times)
+                             if when <= inputs.now), default=None)
+        result.correction_due = min((when for when in times if when > inputs.now), default=None)
         if result.ok and inputs.config is not None:
             try:
                 _make(run, inputs, store, result)
@@ -88,6 +92,8 @@ def build_site(run: Run, store: OutputStore) -> BuildResult:
             except (ManifestChanged, StoryChanged, ImageChanged) as err:
                 _failed(result, Finding(str(err), 1, 1, "LP001", "the file changed while the site was being built; "
                                                               "build again"))
+            except ImageFailed as err:
+                _failed(result, Finding(err.args[0], 1, 1, "LP070", f"image {err.args[1]}"))
     finally:
         run.spill.close()
     return result
@@ -251,20 +257,22 @@ def _make_planned(building: _Building, planned: list[tuple[str, Output]], output
     making = PageMaking(building.config, renderer, store, todo)
     made = {receipt.path: receipt.digest for receipt in make_outputs(making, building.run.jobs)}
     pages = dict(last) if others else {}
-    for (name, output), made_from in zip(planned, prints):
+    for (name, output), printed in zip(planned, prints):
         code = made[output.path] if output.path in made else last[output.path].digest
-        pages[output.path] = PageRecord(made_from, code, output.source, name, output.reads)
+        pages[output.path] = PageRecord(printed, code, output.source, name, output.reads)
     outputs.update((path, page.digest) for path, page in pages.items())
     return pages
 
 
 def _search(building: _Building) -> SearchRecord | None:
-    """The search index, its shards made again where their pages changed; without search, the last one as it
-    was (if the store still holds it)."""
+    """The search index, its shards made again where their pages changed; without search, the last one only if
+    it was made from exactly the pages of this build (and the store still holds it): one made from other pages
+    would publish the text of a story this build leaves out (scheduled, a draft again, deleted)."""
     run, store, result = building.run, building.store, building.result
     last = run.memo.search if run.memo else None
+    plan = search_plan(*result.searchable)
     if not run.options.search:
-        return last if last is not None and holds_all(store, last.outputs) else None
-    search = make_search(search_plan(*result.searchable), last, store, store.read, run.jobs)
+        return last if last is not None and made_from(plan, last) and holds_all(store, last.outputs) else None
+    search = make_search(plan, last, store, store.read, run.jobs)
     result.findings = [*result.findings, *search.notes]
     return search.record

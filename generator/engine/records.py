@@ -4,7 +4,7 @@ a build takes one back only when the bytes it was made from are the same (by dig
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, NamedTuple
+from typing import Any
 
 from ..analysis.similarity import Features
 from ..content.findings import Finding

@@ -110,12 +110,13 @@ def _built(root: Path, into: Destination, state: State, options: Options,
 
 def _record(state: State, result: BuildResult, stats: CommitStats) -> None:
     """What the next build's state says of this one: its findings, the stories it left scheduled, its counts."""
-    due = result.scheduled[0] if result.scheduled else None
+    due = min([*([result.scheduled[0][2]] if result.scheduled else []), *filter(None, [result.correction_due])],
+              default=None)  # a build after it publishes a story or a correction: never up to date past it
     state.findings = list(result.findings)
     state.scheduled = [(path, url_path, int(when.timestamp())) for path, url_path, when in result.scheduled]
     state.summary = {"stories": result.stories, "pages": result.pages, "files": stats.files, "written": stats.written,
                      "skipped": stats.unchanged, "deleted": stats.deleted, "search": int(result.searched),
-                     "next_due": int(due[2].timestamp()) if due else 0,
+                     "next_due": int(due.timestamp()) if due else 0,
                      "newest": int(result.newest.timestamp()) if result.newest else 0}
 
 

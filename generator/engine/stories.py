@@ -76,7 +76,9 @@ def story_jobs(inputs: SiteInputs, related: Mapping[str, list[str]]) -> list[Sto
             story.path, record.digest, tuple(manifests[i] for i in record.refs if i in manifests),
             tuple(link[key] for key in keys if key in link), tuple(inputs.report.passed.get(story.path, ())),
             tuple(authors[slug] for slug in story.authors if slug in authors),
-            tuple((images[use.src], use.alt) for use in story.images if use.src in images)))
+            tuple((images[use.src], use.alt) for use in story.images if use.src in images),
+            # a correction dated after the build's time waits for it, as a scheduled story does
+            sum(when <= inputs.now for when in story.corrections) if story.corrections else None))
     return found
 
 

@@ -25,17 +25,22 @@ def _iso(value: dt.datetime | dt.date) -> str:
     return iso_z(value) if isinstance(value, dt.datetime) else value.isoformat()
 
 
-def correction_views(story: Story) -> list[CorrectionView]:
-    """The corrections, oldest first (the order they were made in), each numbered."""
-    ordered = sorted(story.meta.corrections, key=lambda c: moment(_iso(c.date)))
+def _ordered(story: Story, due: int | None = None) -> list:
+    """The corrections, oldest first (the order they were made in); the first `due` of them (None: all)."""
+    return sorted(story.meta.corrections, key=lambda c: moment(_iso(c.date)))[:due]
+
+
+def correction_views(story: Story, due: int | None = None) -> list[CorrectionView]:
+    """The corrections shown (`due`: how many), oldest first, each numbered."""
     return [CorrectionView(number=n, anchor=f"correction-{n}", date=_iso(c.date), text=c.text, manifest_id=c.manifest)
-            for n, c in enumerate(ordered, start=1)]
+            for n, c in enumerate(_ordered(story, due), start=1)]
 
 
-def last_changed(story: Story) -> tuple[str, str]:
-    """(when the story last changed, as ISO text; its day): the latest of `updated` and its corrections' dates,
-    since a correction is a change, and never before it was published (as its feeds and sitemaps say)."""
+def last_changed(story: Story, due: int | None = None) -> tuple[str, str]:
+    """(when the story last changed, as ISO text; its day): the latest of `updated` and its corrections' dates
+    (those shown), since a correction is a change, and never before it was published (as its feeds and sitemaps
+    say)."""
     meta = story.meta
-    dates = [meta.published, *([meta.updated] if meta.updated else []), *(c.date for c in meta.corrections)]
+    dates = [meta.published, *([meta.updated] if meta.updated else []), *(c.date for c in _ordered(story, due))]
     latest = max(map(_iso, dates), key=moment)
     return latest, moment(latest).date().isoformat()

@@ -19,6 +19,8 @@ import yaml
 from markupsafe import Markup, escape
 from pydantic import BaseModel
 
+from ..content.source import RAW
+
 
 _MD_SPECIAL = re.compile(r"([\\`*_\[\]<>])")
 
@@ -117,16 +119,16 @@ def uri(value: str) -> str:
     return quote(str(value), safe=_URL_SAFE, errors="replace")
 
 
-# The characters XML 1.0 forbids: C0 controls but tab, line feed and carriage return, lone surrogates, U+FFFE
-# and U+FFFF (listed, as _UNPRINTABLE is).
-_XML_FORBIDDEN = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+# The characters XML 1.0 forbids (C0 controls but tab and line breaks, lone surrogates, U+FFFE, U+FFFF) and those
+# it discourages (DEL, C1): content/source.RAW, which no text read from content/ holds; site.toml's may.
+_XML_FORBIDDEN = RAW
 
 
 def xml_escape(value: Any) -> Markup:
     """Text made safe in XML 1.0 text and attribute values: markup characters escaped, tabs and line breaks
     as character references (which survive attribute-value and line-end normalization), and the characters
-    XML 1.0 forbids (most control characters, U+FFFE, U+FFFF) replaced by U+FFFD, for which a parser would
-    refuse the whole document. The autoescape of every .xml template."""
+    XML 1.0 forbids (most control characters, U+FFFE, U+FFFF), for which a parser would refuse the whole
+    document, and those it discourages (DEL, C1) replaced by U+FFFD. The autoescape of every .xml template."""
     if type(value) is Markup:
         return value
     escaped = escape(value)

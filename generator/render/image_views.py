@@ -14,7 +14,7 @@ from ..content.layout import key_of
 from ..content.slugs import slugify
 from .view import View
 
-ENCODING = "2"  # bump when the bytes written for the same file and width change (their names must change too)
+ENCODING = "3"  # bump when the bytes written for the same file and width change (their names must change too)
 SIZES = "(min-width: 44rem) 42rem, calc(100vw - 2rem)"  # the story column: 42rem, or the screen less its margins
 
 
@@ -27,14 +27,22 @@ class Rendition(NamedTuple):
     format: str
 
 
+# The longest side each format can hold: a tall image's renditions may be taller than WebP allows.
+LONGEST = {"WEBP": 16383, "JPEG": 65535, "PNG": (1 << 31) - 1}
+
+
 @functools.cache
-def written_format(source: str) -> str:
-    """WebP when this Pillow writes it, else the file's own format (AVIF and WebP files then as PNG)."""
+def _webp() -> bool:
     from PIL import features
 
-    if features.check("webp"):
-        return "WEBP"
-    return source if source in ("PNG", "JPEG") else "PNG"
+    return bool(features.check("webp"))
+
+
+def written_format(source: str, longest: int) -> str:
+    """WebP when this Pillow writes it, else the file's own format (AVIF and WebP files then as PNG); the next of
+    these that can hold a rendition whose longest side is `longest` pixels when one cannot."""
+    own = source if source in ("PNG", "JPEG") else "PNG"
+    return next(form for form in ("WEBP", own, "PNG") if (form != "WEBP" or _webp()) and longest <= LONGEST[form])
 
 
 def renditions(image: ImageFile, widths: list[int]) -> list[Rendition]:
@@ -43,7 +51,8 @@ def renditions(image: ImageFile, widths: list[int]) -> list[Rendition]:
     kept = [width for width in widths if width < image.width]
     if len(kept) < len(widths):
         kept.append(image.width)
-    written = written_format(image.format)
+    widest = kept[-1]
+    written = written_format(image.format, max(widest, round(image.height * widest / image.width)))
     stem = slugify(posixpath.splitext(posixpath.basename(image.src))[0]) or "image"
     code = key_of(image.digest, ENCODING, written)[:12]
     suffix = {"WEBP": "webp", "PNG": "png", "JPEG": "jpg"}[written]
@@ -96,9 +105,9 @@ class ImageView(View):
 
 
 def image_view(image: ImageFile, alt: str, caption: str | None, credit: str | None, config: SiteConfig) -> ImageView:
-    made = [RenditionView(path=r.path, url=config.url(r.path), width=r.width, height=r.height)
-            for r in renditions(image, config.widths)]
+    written = renditions(image, config.widths)
+    made = [RenditionView(path=r.path, url=config.url(r.path), width=r.width, height=r.height) for r in written]
     widest = made[-1]
     return ImageView(src=image.src, alt=alt, caption=caption, credit=credit,
-                     type=media_type(written_format(image.format)), path=widest.path, url=widest.url,
+                     type=media_type(written[-1].format), path=widest.path, url=widest.url,
                      width=widest.width, height=widest.height, renditions=made)

@@ -25,6 +25,7 @@ class StoryJob(NamedTuple):
     passed: tuple[str, ...]                              # the codes of the checks it passed
     authors: tuple[Author, ...] = ()                     # its authors' files (that exist)
     images: tuple[tuple[ImageFile, str], ...] = ()       # the images it shows, with their alt text: the lead first
+    corrections: int | None = None                       # how many of its corrections are due at the build's time (None: all)
 
     def manifests_by_id(self) -> Mapping[str, ManifestFile | KnownManifest]:
         return {found.id: found for found in self.manifests}

@@ -234,7 +234,7 @@ def story_view(story: Story, sections: list[SectionView], job: StoryJob, config:
     manifests = job.manifests_by_id()
     ledger = ledger_rows(story, manifests, config)
     passed = list(job.passed)
-    updated, last_updated = last_changed(story)
+    updated, last_updated = last_changed(story, job.corrections)
     # (a key site.toml does not declare is shown as written: LP010 must have been turned off)
     trust = Term(slug=meta.trust, name=config.trust.get(meta.trust, meta.trust))
     newsroom = Term(slug=meta.newsroom, name=config.newsrooms.get(meta.newsroom, meta.newsroom),
@@ -246,7 +246,7 @@ def story_view(story: Story, sections: list[SectionView], job: StoryJob, config:
     waivers = [Waiver(code=code, rule=rule, reason=reason) for code, rule, reason in reasons(meta.waive)]
     writers = author_views(meta.authors, {author.slug: author for author in job.authors}, config)
     lead, pictures = _images(story, job.images_by_src(), [(image.src, alt) for image, alt in job.images], config)
-    front = front_alignment(story, manifests, [section.title for section in sections if section.title])
+    front, claims = front_alignment(story, manifests, [section.title for section in sections if section.title])
     facts = [place for place in front if place.kind == "key fact"]
     return StoryView(
         view_version=VIEW_VERSION, title=meta.title, description=meta.description, slug=story.slug,
@@ -257,10 +257,10 @@ def story_view(story: Story, sections: list[SectionView], job: StoryJob, config:
         trust=trust, terms=filed_terms(story, config), source_count=sources, cited_manifest_ids=ids, authors=writers, byline=byline(writers),
         trust_line=f"{trust.name} · {counted(sources, 'source')} · {newsroom.name} · "
                    f"Published {shown_time(iso_z(published), config.timezone, config.date_format)}",
-        image=lead, images=pictures, corrections=correction_views(story),
-        key_facts=[KeyFactView(text=f.text, labels=f.labels, cites=f.cites, sentences=sentence_views(place_rows(place)))
+        image=lead, images=pictures, corrections=correction_views(story, job.corrections),
+        key_facts=[KeyFactView(text=f.text, labels=f.labels, cites=f.cites, sentences=sentence_views(place_rows(place, claims)))
                    for f, place in zip(meta.key_facts, facts)],
-        alignment=[AlignedView(place=place.kind, text=place.text, sentences=sentence_views(place_rows(place)))
+        alignment=[AlignedView(place=place.kind, text=place.text, sentences=sentence_views(place_rows(place, claims)))
                    for place in front if place.kind != "key fact"],
         sections=sections, unresolved=list(meta.unresolved),
         decision_card=DecisionCardView(**card.model_dump()) if card else None,

@@ -103,7 +103,8 @@ def term_names(kind: Kind, config: SiteConfig, declared: Declared,
     """Slug -> name of every term with a page, in the kind's order: the declared ones in their order, else
     those the stories have (named by the newest story filed under each), by name or the latest first."""
     if kind.declared:
-        return dict(declared_of(kind, declared))
+        terms = declared_of(kind, declared)
+        return {slug: name for slug, name in terms.items() if kind.unused or slug in stories_of}
     names = {slug: term_name(stories[0], kind, slug, config) for slug, stories in stories_of.items()}
     if kind.order == "name":
         return dict(sorted(names.items(), key=lambda item: (item[1].casefold(), item[0])))

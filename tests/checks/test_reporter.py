@@ -58,3 +58,36 @@ def test_the_waived_exceptions_and_the_retraction_listing(tmp_path: Path):
     result = _check(tmp_path)
     assert "LP023" not in result.stdout and "LP040" not in result.stdout  # waived, with reasons, in those stories
     assert "retraction: manifest 'pilot-strike'" in result.stderr
+
+
+MEANING = Path(__file__).parent / "meaning" / "reporter"
+
+# Thirteen stories a reporter wrote against the demo's sources, each with one mistake of meaning, and the one
+# finding each gives (story, line, code).
+MEANING_MISTAKES = [
+    ("'rejected' where the minutes say 'approved'", "harbor-committee-shore-power.md", 22, "LP033"),
+    ("'from $654 to $612' where the filing says from $612 to $654", "water-bill-proposal.md", 22, "LP031"),
+    ("6,420 adults where the trial enrolled 6,240", "text-reminders-flu.md", 22, "LP031"),
+    ("61 kilograms where the minutes say 61 tonnes", "shore-power-emissions.md", 22, "LP031"),
+    ("'last summer' where the complaint says last winter", "northgate-heating-complaint.md", 22, "LP031"),
+    ("'the largest planting program in the city's history', which no source says", "street-trees-2027.md", 22, "LP035"),
+    ("taps 'not shut off' where the report says they were", "school-taps-lead.md", 22, "LP033"),
+    ("visits 'fell' where the report says they rose", "rsv-week-46.md", 24, "LP033"),
+    ("'more than 150,000 TEU' for 148,200", "port-october-containers.md", 22, "LP031"),
+    ("a credit of $25 no source mentions", "outage-transformer.md", 24, "LP031"),
+    ("11.8 km/h given as about 12 miles per hour", "route-14-speeds.md", 22, "LP031"),
+    ("a sentence of its own: arborists hired, in words no source uses", "arborists-for-new-trees.md", 24, "LP032"),
+    ("the rates board proposing what the authority proposes", "rates-board-proposal.md", 22, "LP036"),
+]
+
+
+def test_each_mistake_of_meaning_gives_exactly_one_finding_that_says_what_to_fix(tmp_path: Path):
+    root = tmp_path / "site"
+    shutil.copytree(MEANING / "content", root / "content")
+    result = CliRunner().invoke(cli, ["check", "--root", str(root)])
+    assert result.exit_code == 1
+    lines = result.stdout.splitlines()
+    assert lines == (MEANING / "expected.txt").read_text(encoding="utf-8").splitlines()
+    found = [(line.split(":")[0].rsplit("/", 1)[-1], int(line.split(":")[1]), line.split(": ")[1].split()[0]) for line in lines]
+    assert sorted(found) == sorted((name, line, code) for _, name, line, code in MEANING_MISTAKES)
+    assert all(": expected " in line for line in lines)
