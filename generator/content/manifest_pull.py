@@ -19,7 +19,7 @@ from urllib.parse import quote, urlsplit
 from .config import ManifestsTable
 from .findings import Finding
 from .manifest_store import manifest_text, write_replacing
-from .manifests import load_manifest
+from .manifest_files import load_manifest
 from .models import ID_PATTERN, ManifestFile
 
 TOKEN_VARIABLE = "LEDGERPRESS_MANIFEST_TOKEN"
