@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import bisect
 import functools
+import itertools
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,6 +25,7 @@ _STOP = frozenset(get_stop_words("en")) | {"said", "says", "also", "would", "wil
 # no 'no'), and the marks that end a clause.
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)*|[^\W\d_][^\W_]*(?:[-'’][^\W_]+)*|[^\W_]+|[;:,()\[\]\u2014\u2013?!]")
 _BREAKS = frozenset(";:,()[]\u2014\u2013?!")
+BORROWED = 64  # the words each side a figure's frame may reach: a table's row, never a whole long text
 _OPENERS = frozenset({"at", "in", "for", "among", "across", "on", "by", "within", "outside", "inside"})
 _JOINS = frozenset({"but", "while", "whereas", "although", "though", "however", "and", "or", "which",
                     "who", "whose", "where", "when", "because", "as", "than", "so", "that", "if", "unless",
@@ -165,12 +167,16 @@ class Statement:
         its row)."""
         clause = self.clause_at(offset)
         starts, nearby = self._nearby
-        before, after = nearby[:bisect.bisect_left(starts, offset)], nearby[bisect.bisect_left(starts, end):]
-        own_before = [t for t in before[::-1] if t.clause == clause][:size]
-        own_after = [t for t in after if t.clause == clause][:size]
-        if own_before or own_after:
-            return {_term(t) for t in (*own_before, *own_after)}
-        return {"~", *(_term(t) for t in (*before, *after))}  # "~": words borrowed from the clauses around
+        first, last = bisect.bisect_left(starts, offset), bisect.bisect_left(starts, end)
+        # A clause's words are next to one another: read out from the figure until the clause ends, never the
+        # whole text (a claim of a MiB holds tens of thousands of figures).
+        own = [t for t in itertools.islice(itertools.takewhile(lambda t: t.clause == clause,
+                                                               reversed(nearby[max(0, first - BORROWED):first])), size)]
+        own += itertools.islice(itertools.takewhile(lambda t: t.clause == clause, nearby[last:last + BORROWED]), size)
+        if own:
+            return {_term(t) for t in own}
+        around = (*nearby[max(0, first - BORROWED):first], *nearby[last:last + BORROWED])
+        return {"~", *(_term(t) for t in around)}  # "~": words borrowed from the clauses around
 
 
 def _near(word: str) -> bool:
