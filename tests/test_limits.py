@@ -331,6 +331,7 @@ def test_a_sentence_past_the_limit_is_one_finding_not_read(site: Path):
     assert f"compare sentences of at most {MAX_SENTENCE_CHARS:,} with their claims" in output
 
 
+@pytest.mark.slow  # (an input at its whole size, as the other bounds of test_bounds.py)
 def test_ten_thousand_quotation_marks_and_five_thousand_table_rows_are_checked_to_the_figures_limit(site: Path):
     cite = STORY.split("[cites: ", 1)[1].split("]", 1)[0]
     quoted = " ".join(f'Ruiz said "{i} buses", "the busway", "{i % 7} votes", "Quay Street" and "9 to 2".'
