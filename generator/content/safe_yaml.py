@@ -54,6 +54,10 @@ def parse_yaml(text: str, shown: str, offset: int) -> tuple[Any, SourceMap, list
     except _Refused as refused:
         return None, source, [refused.finding(shown, offset)]
     except yaml.MarkedYAMLError as err:
+        mark = err.problem_mark or err.context_mark
+        fix = _fix(text, mark) if mark is not None else None
+        if fix is not None:
+            return None, source, [_at(shown, offset, mark, f"front matter is not valid YAML: {fix}")]
         problem = err.problem or err.context or "invalid YAML"
         if err.context and err.context_mark and err.problem_mark:
             start = err.context_mark
@@ -65,6 +69,32 @@ def parse_yaml(text: str, shown: str, offset: int) -> tuple[Any, SourceMap, list
     finally:
         loader.dispose()
     return data, source, findings
+
+
+_FIELD = re.compile(r"^(\s*(?:- )?[\w-]+):[ \t]+(.*?)\s*$")
+
+
+def _fix(text: str, mark: Any) -> str | None:
+    """The common mistakes, said as their fix rather than in the parser's words: a tab, a value holding ': '
+    unquoted, a quotation mark inside a value in the same marks."""
+    lines = text.split("\n")
+    line = lines[mark.line] if mark.line < len(lines) else ""
+    if "\t" in line[: mark.column + 1] or line[mark.column:mark.column + 1] == "\t":
+        return "a tab: YAML indents and separates with spaces only: expected spaces in its place"
+    field = _FIELD.match(line)
+    if field is None:
+        return None
+    key, value = field[1], field[2]
+    if value[:1] == '"' and value.count('"') > 2 and mark.column > len(key) + 2:
+        inner = value[1:-1] if value.endswith('"') else value[1:]
+        example = f"'{inner}'" if "'" not in inner else '"' + inner.replace('"', '\\"') + '"'
+        return (f"a quotation mark inside a value in quotation marks ends it early: expected the value in single "
+                f"quotes, or each inner mark written \\\", e.g. {key.strip()}: {example}")
+    if value[:1] not in ('"', "'", "[", "{") and ": " in value:
+        quoted = value.replace("\\", "\\\\").replace('"', '\\"')
+        return (f"the value of '{key.strip().removeprefix('- ')}' holds ': ', which YAML reads as a new field: expected "
+                f'the value in quotation marks, e.g. {key.strip()}: "{quoted}"')
+    return None
 
 
 def _at(shown: str, offset: int, mark: Any, message: str) -> Finding:
@@ -170,6 +200,8 @@ def _built(node: yaml.Node, loader: Any) -> Any:
             return loader.construct_object(node)
         except (ValueError, OverflowError) as err:  # a 13th month, an integer of 5,000 digits
             kind = node.tag.rsplit(":", 1)[-1]
+            if kind == "timestamp":
+                return node.value  # (a day that does not exist is the field's to refuse, as not a date)
             raise _Refused(node.start_mark, f"front matter is not valid YAML: {node.value[:40]!r} is not a valid "
                                             f"{kind} ({err})") from None
     if isinstance(node, yaml.MappingNode) and node.tag == _MAP:

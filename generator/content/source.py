@@ -208,6 +208,25 @@ def bad_name(name: str) -> str | None:
     return "file name has a control character: it is not read" if _CONTROL.search(name) else None
 
 
+_FENCE_WITH_MORE = re.compile(r"^---[ \t]*\S.*$", re.M)
+
+
+def _unclosed(text: str, shown: str) -> Finding:
+    """Why a file has no front matter block: no '---' line to open one, or none alone on its line to close it
+    (a closing '---' with the first heading run onto it reads as front matter that never ends)."""
+    first = text.lstrip("\ufeff").split("\n", 1)[0].rstrip()
+    if first != "---":
+        return Finding(shown, 1, 1, "LP001", "no front matter: the file must start with a '---' line")
+    stuck = _FENCE_WITH_MORE.search(text, text.index("\n") + 1) if "\n" in text else None
+    if stuck is not None:
+        line = text.count("\n", 0, stuck.start()) + 1
+        return Finding(shown, line, 4, "LP001", f"the front matter opened on line 1 is never closed: line {line} "
+                                                f"starts with '---' and goes on ({stuck[0][:40]!r}): expected '---' "
+                                                "alone on its line, and what follows it on the next")
+    return Finding(shown, 1, 1, "LP001", "the front matter opened on line 1 is never closed: expected a line of "
+                                         "'---' alone after its last field, then the story")
+
+
 def front_matter(path: Path, shown: str, data: bytes | None = None,
                  limit: int = MAX_STORY_BYTES) -> tuple[tuple | None, list[Finding]]:
     """(data, source map, body, body line) of a Markdown file with front matter; empty front matter is an
@@ -217,7 +236,7 @@ def front_matter(path: Path, shown: str, data: bytes | None = None,
         return None, findings
     parts = split_front_matter(text)
     if parts is None:
-        return None, [Finding(shown, 1, 1, "LP001", "no front matter: the file must start with a '---' line")]
+        return None, [_unclosed(text, shown)]
     front, front_line, body, body_line = parts
     if len(front) > MAX_FRONT_MATTER_BYTES // 4 and len(front.encode("utf-8")) > MAX_FRONT_MATTER_BYTES:
         return None, [Finding(shown, front_line + 1, 1, "LP001", f"front matter is more than {MAX_FRONT_MATTER_BYTES:,} "

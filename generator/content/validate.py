@@ -131,10 +131,13 @@ def _problem(name: str, kind: str, error: dict, example: str) -> str:
     value = error.get("input")
     shown = _shown(value)
     if kind == "timezone_aware":
-        fixed = f"{value.isoformat() if isinstance(value, dt.date) else value}Z"
-        return f"{name}: {shown} has no time zone: expected ISO 8601 with one, e.g. {fixed} (UTC) or +02:00 at the end"
+        at = _naive(value)
+        return (f"{name}: {shown} has no time zone: expected ISO 8601 with one, e.g. {at}Z (UTC) or {at}+02:00 "
+                "(two hours ahead of UTC)")
     if kind in _DATES:
-        return f"{name}: {shown} is not a date and time: expected ISO 8601 with a time zone, e.g. {example}"
+        why = error["msg"].split(", ", 1)[1] if "outside expected range" in error["msg"] else ""
+        return (f"{name}: {shown} is not a date and time{f' ({why})' if why else ''}: expected ISO 8601 with a time "
+                f"zone, e.g. {example}")
     if kind == "string_pattern_mismatch":
         form = next((form for field, form in _FORMS.items() if field in name.split(".")), "in the expected form")
         return f"{name}: {shown} is not {form}: expected e.g. {example}"
@@ -147,6 +150,19 @@ def _problem(name: str, kind: str, error: dict, example: str) -> str:
     if kind in _KINDS:
         return f"{name}: {shown} is not {_KINDS[kind]}: expected e.g. {example}"
     return f"{name}: {shown} is not valid ({error['msg'].lower()}): expected e.g. {example}"
+
+
+def _naive(value: Any) -> str:
+    """A date and time without a zone as ISO 8601 writes it whole (a day alone is its midnight): what a zone is
+    added to, so that the example given is itself a value the field accepts."""
+    if isinstance(value, dt.datetime):
+        return value.replace(tzinfo=None).isoformat(timespec="seconds")
+    if isinstance(value, dt.date):
+        return f"{value.isoformat()}T00:00:00"
+    try:
+        return dt.datetime.fromisoformat(str(value).strip()).replace(tzinfo=None).isoformat(timespec="seconds")
+    except ValueError:
+        return "2026-11-21T10:30:00"
 
 
 def _shown(value: Any) -> str:
