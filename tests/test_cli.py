@@ -175,3 +175,39 @@ def test_no_text_reaches_the_terminal_or_an_output_raw(site: Path):
     for path in public.rglob("*"):
         if path.is_file() and path.suffix in (".html", ".md", ".json", ".xml", ".txt"):
             assert not RAW.search(path.read_text(encoding="utf-8").replace("\t", " ").replace("\r", " ")), path
+
+
+def _commands(group=cli, prefix=()):
+    """(the words that name it, the command) for every command and subcommand."""
+    import click
+
+    for name, command in group.commands.items():
+        if isinstance(command, click.Group):
+            yield from _commands(command, (*prefix, name))
+        else:
+            yield (*prefix, name), command
+
+
+def test_every_command_takes_quiet_and_verbose_after_it_and_before_it():
+    for words, _ in _commands():
+        helped = run(*words, "--help").output
+        assert "-q, --quiet" in helped and "-v, --verbose" in helped, words
+        for flag in ("-q", "-v"):
+            before = run(flag, *words, "--help")
+            assert before.exit_code == 0 and "Usage:" in before.output, (flag, words, before.output)
+
+
+def test_quiet_and_verbose_say_less_and_more_wherever_they_are_given(site: Path):
+    scheduled = STORY.replace("published: 2026-11-21T10:30:00Z", "published: 2026-11-22T10:30:00Z")
+    write_tree(site, {"content/stories/2026-11-22/later.md": scheduled.replace(
+        "Council funds the Quay Street busway", "Later").replace(
+        "trust: confirmed\n", 'trust: confirmed\nwaive: {LP040: "the same story, told later"}\n')})
+    said = {how: run(*filter(None, how[:-1]), "build", "--root", str(site), "--force",
+                     "--now", "2026-11-21T12:00:00Z", *filter(None, how[-1:]))
+            for how in [("-v",), ("",), ("-q",), ("-q", "")]}  # (-v first: the build that writes every file)
+    said = {how: (result.exit_code, result.stderr) for how, result in said.items()}
+    assert all(code == 0 for code, _ in said.values()), said
+    assert "scheduled" in said[("",)][1] and "scheduled" not in said[("-q",)][1], said
+    quiet = [re.sub(r"in [\d.]+ s", "", said[how][1]) for how in (("-q",), ("-q", ""))]
+    assert quiet[0] == quiet[1] and "built 1 story" in quiet[0], quiet
+    assert said[("-v",)][1].count("changed: ") > 10, said[("-v",)][1]

@@ -17,6 +17,7 @@ from .init import init
 from .manifest_commands import manifest_group, manifests_group
 from .mcp import mcp_command
 from .new import new
+from .options import verbosity
 from .publish import publish_command
 from .rules import rules_command
 from .serve import serve_command
@@ -43,6 +44,7 @@ class Commands(click.Group):
 
 @click.group(cls=Commands, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.version_option(__version__, prog_name="ledgerpress")
+@verbosity
 def cli() -> None:
     """ledgerpress builds a news site whose every paragraph cites its source records, and refuses a story
     whose citations do not check out.

@@ -10,7 +10,7 @@ import click
 from ..engine.build_options import Options
 from ..engine.destinations import Folder
 from ..engine.run import build as build_site
-from .options import ROOT, build_now, echo, findings_summary, print_findings, require_site
+from .options import ROOT, build_now, detail, echo, findings_summary, level, print_findings, require_site, say, verbosity
 
 
 @click.command()
@@ -27,6 +27,7 @@ from .options import ROOT, build_now, echo, findings_summary, print_findings, re
               help="The build's time, which decides which stories are scheduled (default: SOURCE_DATE_EPOCH, "
                    "else the clock).")
 @click.option("--force", is_flag=True, help="Read and render everything again, ignoring .ledgerpress-cache/.")
+@verbosity
 def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url: str | None, no_search: bool,
           now_given: str | None, force: bool) -> None:  # (click passes each option as a parameter)
     """Check every story, then write the site into public/ (or nothing, if an error remains). Only what
@@ -34,7 +35,7 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
     require_site(root)
     options = Options(drafts=drafts, base_url=base_url, jobs=jobs, search=not no_search, now=build_now(now_given),
                       force=force)
-    with Progress() as progress:
+    with Progress(shown=level() >= 0) as progress:
         report = build_site(root, Folder(out or root / "public"), options, progress)
     if report.refused is not None:
         raise click.ClickException(report.refused)
@@ -45,7 +46,9 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
     for note in report.notes:
         echo(f"warning: {note}", err=True)
     if report.scheduled:
-        echo(report.waiting(), err=True)
+        say(report.waiting())
+    for path in report.changed:
+        detail(f"changed: {path}")
     echo(report.summary(), err=True)
     # Ended here, in this frame, rather than by returning: what the build learned (its memo, a large build's
     # millions of objects), which the report holds, then goes with the process (cli._end) instead of being
@@ -58,8 +61,9 @@ class Progress:
 
     STAGES = {"read": "reading and checking", "render": "rendering"}
 
-    def __init__(self) -> None:
+    def __init__(self, shown: bool = True) -> None:
         self.tty = sys.stderr.isatty()
+        self.quiet = not shown  # (-q: no progress)
         self.shown: dict[str, int] = {}
 
     def __enter__(self) -> Progress:
@@ -70,7 +74,7 @@ class Progress:
             click.echo("\r\033[K", err=True, nl=False)
 
     def __call__(self, stage: str, done: int, total: int) -> None:
-        if total < 200:
+        if total < 200 or self.quiet:
             return
         name = self.STAGES.get(stage, stage)
         if self.tty:

@@ -11,7 +11,7 @@ from ..content.findings import shown_name
 from ..content.layout import PACKAGE
 from ..engine.state import State, key_options, libraries, load_state, scan
 from ..engine.run import check as site_checked
-from .options import ROOT, build_now, echo, findings_summary, print_findings, require_site
+from .options import ROOT, build_now, detail, echo, findings_summary, print_findings, require_site, verbosity
 
 
 @click.command(name="publish")
@@ -19,6 +19,7 @@ from .options import ROOT, build_now, echo, findings_summary, print_findings, re
 @ROOT
 @click.option("--dry-run", is_flag=True, help="Print what would be uploaded and deleted; change nothing.")
 @click.option("--endpoint-url", default=None, help="S3-compatible endpoint for s3:// (credentials: the AWS ways).")
+@verbosity
 def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | None) -> None:
     """Publish ROOT/public/ to DEST, a folder or s3://bucket/prefix: changed files only, pages after their assets."""
     from ..publish import PublishError, public_files, publish_site
@@ -43,9 +44,8 @@ def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | No
         plan = publish_site(root / "public", dest, endpoint_url=endpoint_url, dry_run=dry_run)
     except (PublishError, OSError) as err:
         raise click.ClickException(f"publish failed: {err}") from None
-    if dry_run:
-        for line in plan.lines():
-            echo(line)
+    for line in plan.lines():
+        echo(line) if dry_run else detail(line)
     echo(plan.summary() + (" (dry run: nothing changed)" if dry_run else ""))
 
 

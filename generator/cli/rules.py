@@ -7,11 +7,12 @@ import sys
 
 import click
 
-from .options import echo
+from .options import echo, say, verbosity
 
 @click.command(name="rules")
 @click.argument("code", required=False)
 @click.option("--markdown", is_flag=True, help="Print every rule as docs/checks.md's reference section.")
+@verbosity
 def rules_command(code: str | None, markdown: bool) -> None:
     """List every rule code and what it checks; with CODE, explain that rule with two examples."""
     from ..checks import RULES
@@ -24,7 +25,8 @@ def rules_command(code: str | None, markdown: bool) -> None:
     elif code is None:
         for known in sorted(RULES):
             click.echo(f"{known}  {RULES[known].summary}")
-        click.echo("\n`ledgerpress rules CODE` explains one, with an example that fails and one that passes.", err=True)
+        say("")
+        say("`ledgerpress rules CODE` explains one, with an example that fails and one that passes.")
     elif code.upper() in RULES:
         click.echo(explained(code.upper()), nl=False)
     else:
