@@ -85,3 +85,24 @@ def test_serve_on_every_interface_prints_a_loopback_url(tmp_path: Path):
         server.send_signal(signal.SIGINT)
         _, err = server.communicate(timeout=WAIT)
     assert server.returncode == 0, err
+
+
+def test_serve_stopped_by_sigterm_stops_as_by_ctrl_c_and_withdraws_its_announcement(tmp_path: Path):
+    """A preview stopped by a service manager, `kill` or a closed terminal's SIGTERM left .ledgerpress-cache/
+    serve.json behind, pointing agents at a preview that no longer ran."""
+    site = write_tree(tmp_path / "site", base_files())
+    announcement = site / ".ledgerpress-cache" / "serve.json"
+    server = subprocess.Popen([str(LEDGERPRESS), "serve", "--port", "0"], cwd=site, stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True)
+    try:
+        found = re.search(r" at (http://\S+/) \(Ctrl-C to stop\)", server.stderr.readline())
+        assert found and _status(found[1], time.monotonic() + WAIT) == 200
+        deadline = time.monotonic() + WAIT
+        while not announcement.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert announcement.exists()
+    finally:
+        server.send_signal(signal.SIGTERM)
+        _, err = server.communicate(timeout=WAIT)
+    assert server.returncode == 0 and "Stopped." in err and "Traceback" not in err, err
+    assert not announcement.exists()

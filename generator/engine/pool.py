@@ -59,6 +59,7 @@ def _start_worker(parent: int) -> None:
     queues open), keeping all they inherited."""
     gc.freeze()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)  # (a preview's own handler is not the worker's)
     if sys.platform.startswith("linux"):
         import ctypes
 

@@ -31,13 +31,16 @@ INDEX_AFTER_S = 0.15
 
 
 def _interrupt_in(pid: int) -> Callable[[int, Any], None]:
-    """A Ctrl-C handler that stops the preview (process `pid`), which then abandons its build; a forked build
-    worker that inherits it before the pool has it ignore Ctrl-C leaves Ctrl-C to the preview instead of
-    printing a traceback of its own."""
+    """A Ctrl-C (or SIGTERM) handler that stops the preview (process `pid`), which then abandons its build and
+    withdraws its announcement; a forked build worker that inherits it before the pool sets its own leaves
+    Ctrl-C to the preview instead of printing a traceback of its own, and ends on SIGTERM as it would have."""
 
     def interrupt(signum: int, frame: Any) -> None:
         if os.getpid() == pid:
             raise KeyboardInterrupt
+        if signum == signal.SIGTERM:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGTERM)
 
     return interrupt
 
@@ -101,10 +104,10 @@ class Preview:
 
     def run(self) -> None:
         """start(), then wait for Ctrl-C; always close the watcher and the server."""
-        # SIGINT only: the build's process pool stops its workers with SIGTERM, which must keep its default.
-        handle = threading.current_thread() is threading.main_thread() and signal.getsignal(signal.SIGINT) not in (
-            signal.SIG_IGN, None)  # an ignored Ctrl-C (nohup, `&` in a script) stays ignored
-        previous = signal.signal(signal.SIGINT, _interrupt_in(os.getpid())) if handle else None
+        # (the build's pool workers put SIGTERM back to its default: the pool stops them with it)
+        main = threading.current_thread() is threading.main_thread()
+        previous = {signum: signal.signal(signum, _interrupt_in(os.getpid())) for signum in (signal.SIGINT, signal.SIGTERM)
+                    if main and signal.getsignal(signum) not in (signal.SIG_IGN, None)}  # an ignored one stays so
         try:
             self.start()
             while not self._stop.wait(0.25):  # timed: the kernel may hand Ctrl-C to another thread, and Python
@@ -113,8 +116,8 @@ class Preview:
             pass
         finally:
             self.close()
-            if previous is not None:
-                signal.signal(signal.SIGINT, previous)
+            for signum, handler in previous.items():
+                signal.signal(signum, handler)
 
     def close(self) -> None:
         self._stop.set()
