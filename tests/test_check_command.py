@@ -10,6 +10,9 @@ from pathlib import Path
 
 import pytest
 
+from generator.engine.build_options import Options
+from generator.engine.inputs import Run
+from generator.engine.site_check import check_site
 from tests.commands import ledgerpress
 from tests.conftest import STORY, STORY_PATH, add_uncited_line, base_files, demo_copy, write_tree
 
@@ -204,3 +207,14 @@ def test_publish_checks_the_site_from_the_check_s_memo(tmp_path: Path, stories_r
     refused = CliRunner().invoke(cli, ["publish", str(tmp_path / "out"), "--root", str(root), "--dry-run"])
     assert refused.exit_code == 1 and "publish refused" in refused.output
     assert stories_read == [edited.relative_to(root).as_posix()]
+
+
+def test_an_id_written_without_quotes_hides_no_other_finding_of_its_story(site: Path):
+    """An unquoted id (LP004) made the story's front matter unreadable to every other rule: its LP020 and LP024
+    showed only on the run after the quotes were added."""
+    story = (STORY.replace('  - manifest: "1000000000000000002"', "  - manifest: 1000000000000000002")
+             .replace('claims: ["2000000000000000021"]', 'claims: ["2000000000000000021", "2999999999999999999"]')
+             .replace("[cites: 1000000000000000001]\n\n## Why", "[cites: 1000000000000000009]\n\n## Why"))
+    write_tree(site, {STORY_PATH: story})
+    found = sorted({f.code for f in check_site(Run(site, Options(jobs=1))).findings if f.path == STORY_PATH})
+    assert found == ["LP004", "LP020", "LP024"], found

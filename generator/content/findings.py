@@ -77,6 +77,7 @@ class SourceMap:
     path: str
     marks: dict[Loc, tuple[int, int]] = field(default_factory=dict)
     quoted: dict[Loc, bool] = field(default_factory=dict)
+    plain: dict[Loc, str] = field(default_factory=dict)  # an unquoted scalar YAML did not read as text, as written
 
     def at(self, loc: Loc) -> tuple[int, int]:
         """The nearest recorded place of loc: itself, else its closest ancestor."""

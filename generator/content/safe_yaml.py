@@ -150,6 +150,8 @@ def _record(node: yaml.Node, loc: Loc, source: SourceMap, offset: int, findings:
     source.marks.setdefault(loc, (offset + mark.line + 1, mark.column + 1))
     if isinstance(node, yaml.ScalarNode):
         source.quoted[loc] = node.style in ("'", '"')
+        if node.tag != _STR and len(node.value) <= 64:  # (an id written unquoted is read on, as written)
+            source.plain[loc] = node.value
     elif isinstance(node, yaml.SequenceNode):
         for index, item in enumerate(node.value):
             _record(item, (*loc, index), source, offset, findings, depth + 1, seen)

@@ -3,6 +3,7 @@ saying what was wrong and what is expected, with an example (not pydantic's own 
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 from typing import Any
 
@@ -78,10 +79,36 @@ def validate(model: type[BaseModel], data: Any, source: SourceMap, id_locs: tupl
         value = model.model_validate(data, context=context)
     except ValidationError as err:
         shown = examples or EXAMPLES
-        return None, _dedupe([_error_finding(model, e, source, id_locs, shown) for e in err.errors()])
+        findings = _dedupe([_error_finding(model, e, source, id_locs, shown) for e in err.errors()])
+        as_written = _ids_as_written(data, err, source, id_locs)
+        if as_written is None:
+            return None, findings
+        try:  # only ids written without quotes were wrong: read on with them as written (LP004 says so), so
+            value = model.model_validate(as_written, context=context)  # that no other finding waits a run
+        except ValidationError:
+            return None, findings
+        return value, findings
     unquoted = [loc for loc, quoted in source.quoted.items() if not quoted and _is_id(loc, id_locs)]
     return value, [source.finding(loc, "LP004", f"{_dotted(loc)}: id must be a quoted string: expected "
                                   f"\"{_value_at(data, loc)}\" (YAML reads unquoted digits as a number, 0123 as 83)") for loc in unquoted]
+
+
+def _ids_as_written(data: Any, err: ValidationError, source: SourceMap, id_locs: tuple) -> Any:
+    """data with each id YAML read as a number (digits written without quotes) put back as the text written,
+    when those are all the errors; None otherwise."""
+    places = []
+    for error in err.errors():
+        loc = field_loc(tuple(error["loc"]))
+        if not (_is_id(loc, id_locs) and error["type"] == "string_type" and loc in source.plain):
+            return None
+        places.append(loc)
+    copied = copy.deepcopy(data)
+    for loc in places:
+        holder = copied
+        for part in loc[:-1]:
+            holder = holder[part]
+        holder[loc[-1]] = source.plain[loc]
+    return copied
 
 
 def _value_at(data: Any, loc: Loc) -> Any:
