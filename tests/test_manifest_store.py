@@ -227,12 +227,31 @@ def test_manifest_new_without_claims_leaves_one_to_fill_in(tmp_path: Path):
     (("--title", "T", "--source-url", "https://[::1/c"), "is not an http or https URL"),
     (("--title", "T", "--source-url", "https://x.org/a", "--published", "0001-01-01T00:00:00+05:00"),
      "must fall between the years 1000 and 9999"),
+    (("--title", "T", "--source-url", "https://x.org/a", "--id", "bad id"), "'bad id' is not an id"),
+    (("--title", "T", "--source-url", "https://x.org/a", "--id", A), f"content/manifests/{A}.json exists already"),
+    (("--title", "T", "--source-url", "https://x.org/a", "--claim", "c", "--claim-id", "x", "--claim-id", "y"),
+     "2 claim ids for 1 --claim"),
+    (("--title", "T", "--source-url", "https://x.org/a", "--claim", "c", "--claim", "d", "--claim-id", "x",
+      "--claim-id", "x"), "'x' is given twice"),
 ])
 def test_manifest_new_refuses_bad_options(tmp_path: Path, args: tuple[str, ...], message: str):
     site = write_tree(tmp_path / "site", base_files())
     refused = ledgerpress("manifest", "new", *args, cwd=site)
     assert refused.returncode == 2 and message in refused.stderr
     assert sorted(p.name for p in (site / "content/manifests").iterdir()) == [f"{A}.json", f"{B}.json"]
+
+
+def test_manifest_new_keeps_the_ids_a_newsroom_gives(tmp_path: Path):
+    """A newsroom importing records keeps their ids: the manifest's (--id) and its claims' (--claim-id, in
+    order); a claim past the last id given gets a fresh one. The manifest checks clean."""
+    site = write_tree(tmp_path / "site", base_files())
+    made = ledgerpress("manifest", "new", "--title", "Invoice register", "--source-url", "https://x.example.org/r",
+                       "--id", "INV-2026-0042", "--claim", "The invoice was paid.", "--claim", "It was late.",
+                       "--claim-id", "line-1", cwd=site)
+    assert made.returncode == 0 and made.stdout.strip() == "content/manifests/INV-2026-0042.json", made.stderr
+    data = json.loads((site / "content/manifests/INV-2026-0042.json").read_text())
+    assert data["id"] == "INV-2026-0042" and data["claims"][0] == {"id": "line-1", "text": "The invoice was paid."}
+    assert re.fullmatch(r"\d{19}", data["claims"][1]["id"]) and "LP1" not in made.stderr
 
 
 def test_new_and_manifest_new_say_in_one_line_where_they_cannot_write(tmp_path: Path):

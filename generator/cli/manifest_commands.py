@@ -14,6 +14,7 @@ import click
 
 from ..content.findings import counted
 from ..content.layout import utc_date
+from ..content.models import ID_PATTERN
 from .options import (
     ROOT,
     detail,
@@ -27,6 +28,7 @@ from .options import (
 )
 
 _URL = re.compile(r"^https?://\S+$")
+_ID = re.compile(ID_PATTERN)
 
 
 @click.group(name="manifest")
@@ -42,22 +44,32 @@ def manifest_group() -> None:
               help="When the source was published, ISO 8601 (default: now; no offset means UTC).")
 @click.option("--brief", default=None, help="Optional one-paragraph summary of the source.")
 @click.option("--claim", "claims", multiple=True, metavar="TEXT",
-              help="A claim, as the source states it (repeat for several; each gets a fresh id).")
+              help="A claim, as the source states it (repeat for several; each gets a fresh id unless --claim-id "
+                   "names it).")
+@click.option("--id", "given_id", default=None, metavar="ID",
+              help="The manifest's id, as the source's own system gives it (default: a fresh one): 1-64 letters, "
+                   "digits, '_' or '-'.")
+@click.option("--claim-id", "claim_ids", multiple=True, metavar="ID",
+              help="The id of a claim, in the order of --claim: the first names the first claim, and so on "
+                   "(claims past the last get fresh ids).")
 @ROOT
 @verbosity
 def new_manifest(title: str, source_url: str, source_name: str | None, published: str | None, brief: str | None,
-                 claims: tuple[str, ...], root: Path) -> None:  # (click passes each option as a parameter)
-    """Write content/manifests/<fresh id>.json and print its path."""
+                 claims: tuple[str, ...], given_id: str | None, claim_ids: tuple[str, ...],
+                 root: Path) -> None:  # (click passes each option as a parameter)
+    """Write content/manifests/<id>.json (a fresh id, or --id) and print its path."""
     from ..content.manifest_store import checked_text, manifest_text, mint_id, write_new
 
     require_site(root)
     data = _record(title, source_url, source_name, _moment(published), brief)
     folder = root / "content" / "manifests"
     taken = {path.stem for path in folder.glob("*.json")}
-    manifest_id = mint_id(taken)
+    manifest_id = _given_id(given_id, taken) if given_id is not None else mint_id(taken)
     data = {"id": manifest_id, **data, "claims": []}
-    for text in claims or ("",):
-        data["claims"].append({"id": mint_id({manifest_id, *(c["id"] for c in data["claims"])}), "text": text.strip()})
+    named = _claim_ids(claim_ids, len(claims))
+    for index, text in enumerate(claims or ("",)):
+        known = {manifest_id, *named, *(c["id"] for c in data["claims"])}
+        data["claims"].append({"id": named[index] if index < len(named) else mint_id(known), "text": text.strip()})
     path = folder / f"{manifest_id}.json"
     text = manifest_text(data)
     with writing_files():
@@ -68,6 +80,30 @@ def new_manifest(title: str, source_url: str, source_name: str | None, published
     if not claims:
         say(f"next: write the source's claims in {path} (the empty one is reported until then)")
     say(f"cite it in a story's ledger as manifest: \"{manifest_id}\"")
+
+
+def _given_id(given: str, taken: set[str]) -> str:
+    if not _ID.fullmatch(given):
+        raise click.BadParameter(f"'{given}' is not an id: expected 1-64 letters, digits, '_' or '-', e.g. "
+                                 "INV-2026-0042", param_hint="--id")
+    if given in taken:
+        raise click.BadParameter(f"content/manifests/{given}.json exists already: expected an id no manifest has, "
+                                 "or edit that file", param_hint="--id")
+    return given
+
+
+def _claim_ids(given: tuple[str, ...], claims: int) -> list[str]:
+    if len(given) > claims:
+        raise click.BadParameter(f"{len(given)} claim ids for {claims} --claim: expected at most one id a claim",
+                                 param_hint="--claim-id")
+    for claim_id in given:
+        if not _ID.fullmatch(claim_id):
+            raise click.BadParameter(f"'{claim_id}' is not an id: expected 1-64 letters, digits, '_' or '-', e.g. "
+                                     "item-3", param_hint="--claim-id")
+    repeated = sorted({claim_id for claim_id in given if given.count(claim_id) > 1})
+    if repeated:
+        raise click.BadParameter(f"'{repeated[0]}' is given twice: expected one id a claim", param_hint="--claim-id")
+    return list(given)
 
 
 def _record(title: str, url: str, name: str | None, published: dt.datetime, brief: str | None) -> dict:
