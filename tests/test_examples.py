@@ -123,3 +123,15 @@ def test_front_matter_whose_closing_line_is_not_alone_says_so_at_that_line(site:
     found = [f for f in check_site(Run(site, Options(jobs=1))).findings if f.path == STORY_PATH]
     assert [(f.code, f.line, f.col) for f in found] == [("LP001", line, col)], found
     assert "never closed" in found[0].message and "must start with" not in found[0].message
+
+
+@pytest.mark.parametrize("updated, refused", [("2026-11-20", True), ("2026-11-21T10:29:59Z", True),
+                                              ("2026-11-21", False), ("2026-11-21T10:30:00Z", False),
+                                              ("2026-11-22T08:00:00+02:00", False)])
+def test_an_update_before_the_story_was_published_is_a_finding_at_its_line(site: Path, updated: str, refused: bool):
+    story = STORY.replace("published: 2026-11-21T10:30:00Z\n", f"published: 2026-11-21T10:30:00Z\nupdated: {updated}\n")
+    write_tree(site, {STORY_PATH: story})
+    found = [str(f) for f in check_site(Run(site, Options(jobs=1))).findings if f.code == "LP002"]
+    assert found == ([f"{STORY_PATH}:5:1: LP002 updated: {updated.replace('Z', '+00:00')} is before the story's "
+                      "published date 2026-11-21T10:30:00+00:00: expected that date or a later one (or no updated: "
+                      "field until the story changes)"] if refused else []), found

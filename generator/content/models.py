@@ -182,6 +182,23 @@ class FrontMatter(StoryFiled):
                              f"(site.toml sets edition = \"{mode}\")")
         return edition
 
+    @field_validator("updated")
+    @classmethod
+    def _updated_not_before_published(cls, updated: dt.datetime | dt.date | None,
+                                      info: ValidationInfo) -> dt.datetime | dt.date | None:
+        """A story cannot have changed before it was published: such an `updated` would be shown, or silently
+        passed over for the published time, as the story's last change."""
+        published = info.data.get("published")
+        if updated is None or published is None:
+            return updated
+        early = updated < published if isinstance(updated, dt.datetime) else updated < published.astimezone(dt.timezone.utc).date()
+        if early:
+            raise PydanticCustomError(
+                "before_published", "{shown} is before the story's published date {published}: expected that date "
+                "or a later one (or no updated: field until the story changes)",
+                {"at": (), "shown": updated.isoformat(), "published": published.isoformat()})
+        return updated
+
     @field_validator("corrections")
     @classmethod
     def _not_before_published(cls, corrections: list[Correction], info: ValidationInfo) -> list[Correction]:
