@@ -218,3 +218,10 @@ def test_an_id_written_without_quotes_hides_no_other_finding_of_its_story(site: 
     write_tree(site, {STORY_PATH: story})
     found = sorted({f.code for f in check_site(Run(site, Options(jobs=1))).findings if f.path == STORY_PATH})
     assert found == ["LP004", "LP020", "LP024"], found
+
+
+def test_an_undeclared_term_close_to_a_declared_one_asks_did_you_mean(site: Path):
+    write_tree(site, {STORY_PATH: STORY.replace("newsroom: city", "newsroom: citty")})
+    found = [f.message for f in check_site(Run(site, Options(jobs=1))).findings if f.code == "LP010"]
+    assert found == ["newsroom 'citty' is not declared in site.toml (did you mean 'city'?): expected one of city, "
+                     "science, or citty declared under [newsrooms] there"], found

@@ -217,7 +217,8 @@ def test_a_file_is_never_replaced_by_a_draft_nor_a_published_story_changed(agent
     assert publishing["error"]["code"] == "would_publish" and (site / first["path"]).read_text() == first["text"]
     bad = agent.call("draft_story", title="Anything", newsroom="nowhere", beat="policy")
     assert bad["error"] == {"code": "refused", "field": "newsroom",
-                            "message": "`newsroom`: 'nowhere' is not one of city, science (from site.toml)"}
+                            "message": "`newsroom`: 'nowhere' is not one of city, science (from site.toml): use one "
+                                       "of them, or add nowhere under [newsrooms] in content/site.toml"}
 
 
 @pytest.mark.parametrize("path", [

@@ -91,6 +91,9 @@ def test_new_refuses_bad_input_and_writes_nothing(site: Path, args: tuple[str, .
 def test_newsroom_and_beat_must_be_declared(site: Path):
     refused = ledgerpress("new", "Title", "--newsroom", "nope", "--beat", "policy", cwd=site)
     assert refused.returncode == 2 and "'nope' is not one of city, science" in refused.stderr
+    assert "add nope under [newsrooms] in content/site.toml" in refused.stderr
+    typo = ledgerpress("new", "Title", "--newsroom", "citty", "--beat", "policy", cwd=site)
+    assert typo.returncode == 2 and "(did you mean 'city'?)" in typo.stderr, typo.stderr
 
 
 def test_new_outside_a_site_says_so(tmp_path: Path):

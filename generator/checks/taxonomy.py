@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from ..content.findings import Finding
+from ..content.findings import Finding, close_match, did_you_mean
 from ..content.kinds import GENERATED_FOLDERS, KINDS_TABLE, SITE_FILES, Kind, site_tables
 from ..content.models import Page, Story
 from ..content.slugs import title_slug
@@ -32,8 +32,8 @@ def declared(story: Story, site: SiteIndex) -> Iterator[Finding]:
 
 def _undeclared(kind: Kind, value: str, known: dict[str, str]) -> str:
     choices = f"one of {', '.join(sorted(known))}, or {value}" if known else value
-    return (f"{kind.front} '{value}' is not declared in site.toml: expected {choices} declared under "
-            f"[{kind.declared}] there")
+    return (f"{kind.front} '{value}' is not declared in site.toml{did_you_mean(close_match(value, known))}: "
+            f"expected {choices} declared under [{kind.declared}] there")
 
 
 @rule("LP011", "site", "two stories (or pages) have the same URL, or a page has the URL of a generated file")

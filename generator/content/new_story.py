@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from .findings import close_match, did_you_mean
 from .layout import story_file
 from .slugs import MAX_SLUG, SLUG, title_slug
 
@@ -109,9 +110,12 @@ def clean_title(title: str) -> str:
 def check_keys(config: SiteConfig, **given: str | None) -> None:
     """Each of newsroom, beat and trust must be a key its table in site.toml declares."""
     for name, value in given.items():
-        known = getattr(config, "newsrooms" if name == "newsroom" else "beats" if name == "beat" else name)
+        table = "newsrooms" if name == "newsroom" else "beats" if name == "beat" else name
+        known = getattr(config, table)
         if value is not None and value not in known:
-            raise StoryRefused(name, f"'{value}' is not one of {', '.join(sorted(known))} (from site.toml)")
+            raise StoryRefused(name, f"'{value}' is not one of {', '.join(sorted(known))} (from site.toml)"
+                                     f"{did_you_mean(close_match(value, known))}: use one of them, or add {value} "
+                                     f"under [{table}] in content/site.toml")
 
 
 def story_slug(given: str | None, title: str) -> str:
