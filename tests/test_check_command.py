@@ -225,3 +225,15 @@ def test_an_undeclared_term_close_to_a_declared_one_asks_did_you_mean(site: Path
     found = [f.message for f in check_site(Run(site, Options(jobs=1))).findings if f.code == "LP010"]
     assert found == ["newsroom 'citty' is not declared in site.toml (did you mean 'city'?): expected one of city, "
                      "science, or citty declared under [newsrooms] there"], found
+
+
+@pytest.mark.parametrize("paragraph, suggested", [
+    ("Ridership on the buses rose in a year.", "1000000000000000002"),
+    ("The council approved the busway budget.", "1000000000000000001"),
+    ("Nothing here is in either source.", "1000000000000000001"),  # (no word shared: the ledger's first)
+])
+def test_a_paragraph_with_no_citation_is_told_the_manifest_whose_claims_it_reads_like(site: Path, paragraph: str,
+                                                                                       suggested: str):
+    write_tree(site, {STORY_PATH: STORY.replace("## Why now\n", f"## Why now\n\n{paragraph}\n")})
+    found = [f.message for f in check_site(Run(site, Options(jobs=1))).findings if f.code == "LP030"]
+    assert len(found) == 1 and f"e.g. [cites: {suggested}]" in found[0], found

@@ -21,13 +21,15 @@ def overlay(code: str, root: Path) -> Path:
     return root
 
 
+BUILT_ONLY = {"LP900", "LP901"}  # a template that fails, a search index that cannot be made: only a build meets
+                                 # them (tests/test_build.py, tests/test_search.py)
+
+
 def test_every_rule_code_has_a_fixture():
     from generator.checks import RULES
 
-    spec_codes = {"LP001", "LP002", "LP003", "LP004", "LP005", "LP010", "LP011", "LP020", "LP021", "LP022",
-                  "LP023", "LP024", "LP025", "LP030", "LP100", "LP101", "LP102"}
-    assert spec_codes <= set(CODES)
-    assert spec_codes <= set(RULES)
+    assert BUILT_ONLY <= set(RULES)
+    assert sorted(set(RULES) - BUILT_ONLY) == CODES
 
 
 @pytest.mark.parametrize("code", CODES)
@@ -53,3 +55,12 @@ def test_base_site_is_clean(site: Path):
     result = CliRunner().invoke(cli, ["check", "--root", str(site)])
     assert result.exit_code == 0, result.output
     assert result.stdout == ""
+
+
+if __name__ == "__main__":  # python -m tests.checks.test_fixtures: write each fixture's expected.txt anew
+    import tempfile
+
+    for code in CODES:
+        with tempfile.TemporaryDirectory() as scratch:
+            done = CliRunner().invoke(cli, ["check", "--root", str(overlay(code, Path(scratch)))])
+            (HERE / code / "expected.txt").write_text(done.stdout, encoding="utf-8")
