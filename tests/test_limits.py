@@ -78,15 +78,15 @@ def test_every_alias_is_an_lp001(text: str):
     "deep: " + "{a: " * 5000 + "1" + "}" * 5000 + "\n",
 ], ids=["flow-lists", "block-lists", "complex-keys", "flow-mappings"])
 def test_nesting_past_the_limit_is_an_lp001_not_a_crash(site: Path, front: str):
-    """Ours past MAX_NESTING, or libyaml's own bound on flow levels where its scanner meets it first (PyYAML
-    6.0.4's does, on brackets scanned ahead of the events we count): one LP001, in the story's front matter."""
+    """One LP001 in the story's front matter, in our words, wherever the depth is met first: past MAX_NESTING
+    in the events we count, or at libyaml's own bound on flow levels (PyYAML 6.0.4's scanner meets it on
+    brackets scanned ahead of those events)."""
     write_tree(site, {STORY_PATH: with_front(front)})
     code, output, _ = check(site)
     assert code == 1
-    said = (f"LP001 lists and mappings are nested deeper than {MAX_NESTING} levels",
-            "LP001 front matter is not valid YAML: exceeded maximum nesting depth")
-    assert output.count(": LP001 ") == 1 and any(line.startswith(f"{STORY_PATH}:") and message in line
-                                                 for line in output.splitlines() for message in said), output
+    said = f"LP001 lists and mappings are nested deeper than {MAX_NESTING} levels"
+    assert output.count(": LP001 ") == 1 and any(line.startswith(f"{STORY_PATH}:") and said in line
+                                                 for line in output.splitlines()), output
 
 
 def test_nesting_within_the_limit_is_read():
