@@ -111,3 +111,21 @@ def test_escaped_templates_print_no_value_an_if_without_else_may_leave_undefined
             for output in env.parse(path.read_text("utf-8")).find_all(nodes.Output):
                 found += [f"{path.name}:{expr.lineno}" for expr in output.find_all(nodes.CondExpr) if expr.expr2 is None]
     assert found == []
+
+
+def test_a_table_whose_first_header_cell_is_empty_has_row_headers():
+    """Newsrooms write a table of figures with an empty corner and a label at the start of each row: an empty
+    <th> left the labels' column without a header (Lighthouse's td-has-header)."""
+    from lxml import html
+
+    from generator.content.body import MD
+
+    page = html.fromstring(MD.render("| | Figure | Source |\n|---|---:|---|\n| Heat gap | 4.6 °C | Preprint |\n"
+                                     "| Trees | 5,500 | Plan |\n"))
+    assert [cell.tag for cell in page.xpath("//thead//tr/*")] == ["td", "th", "th"]
+    rows = [[(cell.tag, cell.get("scope"), cell.text) for cell in row] for row in page.xpath("//tbody/tr")]
+    assert rows == [[("th", "row", "Heat gap"), ("td", None, "4.6 °C"), ("td", None, "Preprint")],
+                    [("th", "row", "Trees"), ("td", None, "5,500"), ("td", None, "Plan")]]
+    assert page.xpath("//tbody/tr[1]/td[1]")[0].get("style") == "text-align:right"
+    plain = html.fromstring(MD.render("| A | B |\n|---|---|\n| 1 | 2 |\n"))
+    assert [cell.tag for cell in plain.xpath("//tr/*")] == ["th", "th", "td", "td"]

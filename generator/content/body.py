@@ -35,7 +35,32 @@ def commonmark() -> MarkdownIt:
     md.enable("table").use(cites_plugin)
     md.disable(["html_block", "html_inline"])
     md.core.ruler.at("normalize", _normalize)
+    md.core.ruler.push("row_headers", _row_headers)
     return md
+
+
+def _row_headers(state: StateCore) -> None:
+    """A table whose first header cell is empty labels its rows by their first cells, as newsrooms write a
+    table of figures: those cells become row headers (th scope="row"), and the empty corner an ordinary cell,
+    so that every cell of figures has a header a screen reader can read out with it."""
+    tokens = state.tokens
+    for start, token in enumerate(tokens):
+        if token.type != "thead_open" or tokens[start + 3].type != "inline" or tokens[start + 3].content.strip():
+            continue  # (thead_open, tr_open, th_open, inline: the first header cell's text)
+        tokens[start + 2].tag = tokens[start + 4].tag = "td"
+        in_body, first = False, False
+        for at in range(start + 5, len(tokens)):
+            kind = tokens[at].type
+            if kind == "table_close":
+                break
+            in_body = in_body or kind == "tbody_open"
+            if kind == "tr_open":
+                first = in_body
+            elif in_body and first and kind == "td_open":
+                tokens[at].tag = "th"
+                tokens[at].attrSet("scope", "row")
+            elif in_body and first and kind == "td_close":
+                tokens[at].tag, first = "th", False
 
 
 def _normalize(state: StateCore) -> None:
