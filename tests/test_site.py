@@ -4,6 +4,7 @@ robots.txt, 404, sitemaps, and the metadata every HTML page carries."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -299,3 +300,21 @@ def test_a_heading_s_inline_markdown_is_html_on_the_page_and_in_feeds_and_as_wri
     assert entry.count("<h2>" + heading.format(f'<a href="{BASE}/pages/terms/reuse/">') + "</h2>") == 1
     assert f"## {written}\n" in built.files[folder + "index.md"].decode()
     assert written in [section["title"] for section in json.loads(built.files[folder + "index.json"])["sections"]]
+
+
+def test_a_feed_shows_citations_as_superscript_links_and_the_feeds_rights_speak_of_its_stories(built):
+    """In a feed reader the markers read as "^[2[2]]" (the brackets beside the number a reader gives each
+    link); the feed's own <rights> was one story's reuse text ("this story")."""
+    import feedparser
+
+    feed = feedparser.parse(built.files["feed.xml"])
+    assert feed.feed.rights.startswith("Each story in this feed may be reused on ") and "this story" not in feed.feed.rights
+    assert feed.feed.rights.endswith(f"{BASE}/terms/reuse/")
+    for document in (feed.entries[0].content[0].value, json.loads(built.files["feed.json"])["items"][0]["content_html"]):
+        fragment = html.fromstring(f"<div>{document}</div>")
+        marks = fragment.xpath("//sup")
+        assert marks and "[" not in "".join(mark.text_content() for mark in marks), document
+        for mark in marks:
+            links = mark.xpath("a")
+            assert links and all(re.search(r"#manifest-\d+$", link.get("href")) for link in links)
+            assert all(link.get("href").startswith(BASE) for link in links)
