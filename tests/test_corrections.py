@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -81,6 +82,17 @@ def test_the_corrections_page_lists_every_correction_newest_first(site: Path):
     assert [a.get("href") for a in second.cssselect(".correction-story a")] == [f"/{STORY_URL}#correction-1"]
 
 
+def test_the_corrections_page_gives_every_date_in_one_form_and_names_the_source_by_its_title(site: Path):
+    """A day-only correction read "Saturday 28 November 2026", a timed one "26 November 2026, 09:40 GMT"; and
+    the source a correction is about was its bare id."""
+    built = build_in_memory(corrected(site))
+    pages = [html.fromstring(built.files[path]) for path in ("corrections/index.html", "corrections/page/2/index.html")]
+    dates = [time.text for page in pages for time in page.cssselect(".correction-date time")]
+    assert len(dates) == 3 and all(re.fullmatch(r"2026-11-\d\d", date) for date in dates), dates
+    about = pages[0].cssselect(".byline a[href$='/manifests/1000000000000000001/']")
+    assert [a.text_content() for a in about] == ["Council minutes, November session"]
+
+
 def test_the_corrections_feed_is_valid_atom_read_by_feedparser(site: Path, tmp_path: Path):
     built = build_in_memory(corrected(site))
     feed = built.files["corrections/feed.xml"]
@@ -106,19 +118,12 @@ def test_a_site_without_corrections_says_so(site: Path):
 
 
 def test_a_story_is_never_updated_before_it_was_published(site: Path):
-    """An `updated` (or a correction) dated before publication does not make the page, its data or its
-    structured data say the story changed before it appeared: the published time stands, as in the feeds."""
+    """An `updated` dated before publication is LP002 at its line (it was passed over silently), and the build
+    is refused: no page says the story changed before it appeared."""
     early = STORY.replace("published: 2026-11-21T10:30:00Z\n", "published: 2026-11-21T10:30:00Z\nupdated: 2026-11-20\n")
-    built = build_in_memory(write_tree(site, {STORY_PATH: early}))
-    assert built.ok, built.findings
-    data = json.loads(built.files[STORY_URL + "index.json"])
-    assert data["updated"] == data["published"] == "2026-11-21T10:30:00Z" and data["last_updated"] == "2026-11-21"
-    page = built.files[STORY_URL + "index.html"].decode()
-    assert '"dateModified":"2026-11-21T10:30:00Z"' in page
-    assert {time.get("datetime") for time in html.fromstring(page).cssselect(".story-head .meta time")} \
-        == {"2026-11-21T10:30:00Z"}
-    feed = feedparser.parse(built.files["feed.xml"])
-    assert feed.entries[0].updated == "2026-11-21T10:30:00Z"
+    refused = build_in_memory(write_tree(site, {STORY_PATH: early}))
+    assert not refused.ok and [(f.code, f.line) for f in refused.findings] == [("LP002", 5)], refused.findings
+    assert refused.files == {}
 
 
 def test_a_correction_dated_after_the_build_waits_for_its_time(site: Path):

@@ -3,9 +3,10 @@ corrections/feed.xml: a reader following it learns of each correction as it is p
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from ..content.models import ManifestFile
 from ..render.dates import iso_z, moment
 from ..render.ledger_rows import manifest_path
 from ..render.teaser import Teaser
@@ -29,6 +30,7 @@ class CorrectionEntry:
     moment: str
     text: str
     manifest_id: str | None
+    manifest_title: str | None = None  # the title of the source record it names, when the site has it
 
     @property
     def url(self) -> str:
@@ -47,22 +49,24 @@ class CorrectionsPage:
     pager: Pager
 
 
-def corrections(stories: Sequence[Teaser]) -> list[CorrectionEntry]:
+def corrections(stories: Sequence[Teaser], manifests: Mapping[str, ManifestFile]) -> list[CorrectionEntry]:
     """Every correction of these stories, newest first (the story's URL, then its number, break ties). Only
     the stories whose keys show a correction are read."""
     found = []
     for story in stories:
         if story.keys["corrections.date"]:
             for item in story.corrections:
+                named = manifests.get(item.manifest_id) if item.manifest_id else None
                 found.append(CorrectionEntry(story, item.number, item.anchor, item.date, iso_z(moment(item.date)),
-                                             item.text, item.manifest_id))
+                                             item.text, item.manifest_id,
+                                             named.manifest.title if named is not None else None))
     return sorted(found, key=lambda entry: (entry.moment, entry.story.path, entry.number), reverse=True)
 
 
 @producer()
 def corrections_pages(site: Site) -> Iterator[Output]:
     """corrections/ (page/2/, … after page_size corrections) and corrections/feed.xml."""
-    entries = corrections(site.stories)
+    entries = corrections(site.stories, site.manifests)
     for path, chunk, pager in paginate(entries, PATH, site.config.page_size):
         yield Output(output_file(path), SITE_TOML, "corrections.html",
                      {"page": CorrectionsPage(path, chunk, pager)})
