@@ -14,7 +14,6 @@ import click
 
 from ..content.findings import counted
 from ..content.layout import utc_date
-from ..content.models import ID_PATTERN
 from .options import (
     ROOT,
     detail,
@@ -28,7 +27,7 @@ from .options import (
 )
 
 _URL = re.compile(r"^https?://\S+$")
-_ID = re.compile(ID_PATTERN)
+_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # (content/models.py's ID_PATTERN: that module imports pydantic)
 
 
 @click.group(name="manifest")

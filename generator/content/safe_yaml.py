@@ -71,7 +71,7 @@ def parse_yaml(text: str, shown: str, offset: int) -> tuple[Any, SourceMap, list
     return data, source, findings
 
 
-_FIELD = re.compile(r"^(\s*(?:- )?[\w-]+):[ \t]+(.*?)\s*$")
+_FIELD = re.compile(r"(\s*(?:- )?[\w-]+):[ \t]+(.*?)\s*")
 
 
 def _fix(text: str, mark: Any) -> str | None:
@@ -81,7 +81,7 @@ def _fix(text: str, mark: Any) -> str | None:
     line = lines[mark.line] if mark.line < len(lines) else ""
     if "\t" in line[: mark.column + 1] or line[mark.column:mark.column + 1] == "\t":
         return "a tab: YAML indents and separates with spaces only: expected spaces in its place"
-    field = _FIELD.match(line)
+    field = _FIELD.fullmatch(line)
     if field is None:
         return None
     key, value = field[1], field[2]
