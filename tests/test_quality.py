@@ -230,6 +230,58 @@ def test_on_a_phone_the_nav_is_one_line_and_the_article_comes_first(browser, ser
     assert not found["verifyOpen"], found
 
 
+READING = """() => {
+  const view = document.documentElement.clientWidth;
+  const nav = document.querySelector('nav.sections .wrap');
+  const unreachable = [];
+  for (const link of document.querySelectorAll('nav.sections a')) {
+    link.scrollIntoView({block: 'nearest', inline: 'nearest'});
+    const box = link.getBoundingClientRect();
+    if (box.left < -0.5 || box.right > view + 0.5) unreachable.push(link.textContent);
+  }
+  nav.scrollLeft = 0;
+  const scrolls = nav.scrollWidth > nav.clientWidth;
+  const showsMore = scrolls ? getComputedStyle(nav).scrollbarWidth !== 'none'
+                              && getComputedStyle(nav).maskImage.includes('gradient') : true;
+  const alone = [];
+  for (const mark of document.querySelectorAll('sup.cites')) {
+    const before = mark.previousSibling;
+    if (!before) continue;
+    const range = document.createRange();
+    range.selectNodeContents(before);
+    const rects = [...range.getClientRects()].filter(r => r.width > 0);
+    if (!rects.length) continue;
+    const last = rects[rects.length - 1], own = mark.getBoundingClientRect();
+    if (own.top > last.bottom - 2) alone.push(mark.textContent);
+  }
+  const broken = [...document.querySelectorAll('.meta .when')]
+    .filter(w => new Set([...w.getClientRects()].map(r => Math.round(r.top))).size > 1)
+    .map(w => w.textContent);
+  return {unreachable, scrolls, showsMore, alone, broken, marks: document.querySelectorAll('sup.cites').length};
+}"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_every_section_is_reachable_and_no_marker_or_date_is_left_alone_on_a_line(browser, server, page_types,
+                                                                                  width):
+    """At 390 px the sections were cut off mid-word with no sign that they scroll, a "[1]" marker could wrap
+    onto a line of its own, and the byline broke between "Updated" and its date."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    found = []
+    for name in ("story", "story-lead-image", "front"):
+        page.goto(server + page_types[name])
+        for narrow in (width, 330):  # (and narrower still, where more lines break)
+            page.set_viewport_size({"width": narrow, "height": 900})
+            read = page.evaluate(READING)
+            found.append((name, narrow, read))
+            assert not read["unreachable"] and read["showsMore"], (name, narrow, read)
+            assert not read["alone"] and not read["broken"], (name, narrow, read)
+    context.close()
+    assert any(read["marks"] for _, _, read in found)
+    assert any(read["scrolls"] for _, narrow, read in found if narrow < 400) or width > 400
+
+
 # 11. Search in the browser ----------------------------------------------------------------------------------
 
 def test_search_page_finds_a_story_by_a_word_from_it(browser, server, search_word):

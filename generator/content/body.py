@@ -77,7 +77,17 @@ def _markdown() -> MarkdownIt:
     md = commonmark()
     md.validateLink = link_is_safe  # type: ignore[method-assign]
     md.add_render_rule("image", _image)
+    md.add_render_rule("text", _text)
     return md
+
+
+def _text(self, tokens: list[Token], idx: int, options, env: dict) -> str:
+    """Text as markdown-it writes it, but the space before a citation marker unbreakable: a line never
+    starts with a lone "[1]"."""
+    content = tokens[idx].content
+    if content.endswith(" ") and idx + 1 < len(tokens) and tokens[idx + 1].type == "cite":
+        return escapeHtml(content[:-1]) + "&nbsp;"
+    return escapeHtml(content)
 
 
 def _image(self, tokens: list[Token], idx: int, options, env: dict) -> str:
