@@ -363,3 +363,30 @@ def test_a_build_keeps_its_scratch_beside_the_output_and_leaves_none_there(site:
     assert tops and set(tops) == {str(scratch)}
     assert list(scratch.iterdir()) == []  # the story bodies' spill and Pagefind's folders removed, the killed one too
     assert (site / "public" / SHARDS).exists()
+
+
+def test_a_story_is_indexed_by_its_text_not_the_pages_furniture():
+    """Search excerpts picked up the page's furniture ("The Calder Ledger illustration Key …"): within the
+    indexed body, the credit, the section labels (Key facts, Decision card, …), key facts' labels, citation
+    numbers and the evidence boxes are left out; the title, the dek, captions and the text stay."""
+    from lxml import html
+
+    from tests.conftest import built_cold
+
+    REPO = Path(__file__).resolve().parent.parent
+
+    files = built_cold(REPO)
+    pictured = next(path for path in sorted(files) if path.startswith("stories/") and path.endswith("index.json")
+                    and json.loads(files[path])["image"] and json.loads(files[path])["key_facts"])
+    story = json.loads(files[pictured])
+    page = html.fromstring(files[pictured.replace("index.json", "index.html")])
+    body = page.cssselect("[data-pagefind-body]")[0]
+    for ignored in body.cssselect("[data-pagefind-ignore]"):
+        ignored.drop_tree()
+    indexed = " ".join(body.text_content().split())
+    assert story["title"] in indexed and story["description"] in indexed
+    for furniture in ("Key facts", "Evidence", "matched to a claim", story["image"]["credit"]):
+        assert furniture not in indexed, furniture
+    if story["image"].get("caption"):
+        assert " ".join(story["image"]["caption"].split()) in indexed
+    assert not re.search(r"\[\d+(, \d+)*\]", indexed), re.search(r".{40}\[\d+(, \d+)*\].{10}", indexed)
