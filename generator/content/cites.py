@@ -54,7 +54,7 @@ def render_cite(self: object, tokens: Sequence[Token], idx: int, options: Option
             f'<a class="cite" href="#manifest-{escape(manifest_id)}" '
             f'title="{escape(str(title))}">{escape(str(number))}</a>'
         )
-    return f'<sup class="cites" data-pagefind-ignore>[{", ".join(links)}]</sup>'
+    return f'<sup class="cites">[{", ".join(links)}]</sup>'
 
 
 def cited_ids(story: Story, body: Body) -> list[str]:

@@ -12,7 +12,7 @@ from markupsafe import Markup
 
 _ADDRESS = re.compile(r'\b(href|src)="([^"]*)"')
 _SOURCES = re.compile(r'\bsrcset="([^"]*)"')
-_CITES = re.compile(r'<sup class="cites"[^>]*>\[(.*?)\]</sup>')  # (as content/cites.py writes one)
+_CITES = re.compile(r'<sup class="cites">\[(.*?)\]</sup>')  # (as content/cites.py writes one)
 
 
 @functools.lru_cache(maxsize=4096)  # a story's paragraphs stand in several feeds (the site's, its newsroom's...)
