@@ -284,6 +284,26 @@ def test_every_section_is_reachable_and_no_marker_or_date_is_left_alone_on_a_lin
 
 # 11. Search in the browser ----------------------------------------------------------------------------------
 
+SHIFTS = """() => new Promise(resolve => {
+  let total = 0;
+  new PerformanceObserver(list => { for (const shift of list.getEntries()) if (!shift.hadRecentInput) total += shift.value; })
+    .observe({type: 'layout-shift', buffered: true});
+  setTimeout(() => resolve(total), 300);
+})"""
+
+
+@pytest.mark.parametrize("width", [390, 1280])
+def test_the_search_page_does_not_shift_while_its_results_load(browser, server, search_word, width):
+    """Its layout shifted by 0.2 (Lighthouse's CLS) as the results came in below the form."""
+    context = browser.new_context(viewport={"width": width, "height": 800})
+    page = context.new_page()
+    page.goto(f"{server}/search/?q={quote(search_word[0])}")
+    page.wait_for_selector("#search-results li", timeout=15_000)
+    shifted = page.evaluate(SHIFTS)
+    context.close()
+    assert shifted < 0.01, shifted
+
+
 def test_search_page_finds_a_story_by_a_word_from_it(browser, server, search_word):
     word, story_path = search_word
     context = browser.new_context()
