@@ -542,3 +542,21 @@ def test_link_checker_catches_a_broken_link_and_fragment(tmp_path, config):
     (tmp_path / "a" / "index.html").write_text("<p>a</p>")
     assert broken_links(tmp_path, config.base_url) == ["index.html: /missing/ (no such file)",
                                                        "index.html: /a/#nowhere (no id 'nowhere')"]
+
+
+def test_every_teaser_of_a_pictured_story_shows_a_thumbnail(public):
+    """List pages and the front page showed no image but the lead's, although six stories have one."""
+    from lxml import html as lxml_html
+
+    pictured = {json.loads(path.read_text(encoding="utf-8"))["path"] for path in public.glob("stories/*/*/index.json")
+                if json.loads(path.read_text(encoding="utf-8"))["image"]}
+    assert len(pictured) >= 2
+    for listing in ["index.html", *(p.relative_to(public).as_posix() for p in public.glob("newsrooms/*/index.html"))]:
+        page = lxml_html.parse(str(public / listing)).getroot()
+        for teaser in page.cssselect("article.teaser"):
+            path = teaser.cssselect(".teaser-title a")[0].get("href")
+            images = teaser.cssselect("img")
+            assert bool(images) == (path in pictured), (listing, path)
+            for image in images:
+                assert image.get("width") and image.get("height") and image.get("srcset") and image.get("sizes")
+                assert image.get("alt")
