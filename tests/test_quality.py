@@ -181,27 +181,27 @@ AXE_RUN = """async () => {
 }"""
 
 
+@pytest.mark.parametrize("width", WIDTHS)  # (four tests rather than two long ones: the suite's workers share them)
 @pytest.mark.parametrize("scheme", ["light", "dark"])
-def test_axe_finds_no_violations_and_screenshots_are_saved(browser, server, page_types, search_word, scheme):
+def test_axe_finds_no_violations_and_screenshots_are_saved(browser, server, page_types, search_word, scheme, width):
     _need(AXE, "axe-core")
     found = []
-    for width in WIDTHS:
-        context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
-        page = context.new_page()
-        errors: list[str] = []
-        page.on("pageerror", lambda err: errors.append(str(err)))
-        for name, path in page_types.items():
-            _visit(page, server, name, path, search_word[0])
-            page.add_script_tag(path=str(AXE))
-            for violation in page.evaluate(AXE_RUN):
-                found.append(f"{name} {width}px {scheme}: {violation['id']} ({violation['impact']}) "
-                             f"{violation['help']}: {violation['nodes']}")
-            shot = ARTIFACTS / scheme / f"{name}-{width}.png"
-            shot.parent.mkdir(parents=True, exist_ok=True)
-            page.screenshot(path=str(shot), full_page=True)
-            assert shot.stat().st_size > 0
-        context.close()
-        assert errors == [], errors
+    context = browser.new_context(viewport={"width": width, "height": 900}, color_scheme=scheme)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda err: errors.append(str(err)))
+    for name, path in page_types.items():
+        _visit(page, server, name, path, search_word[0])
+        page.add_script_tag(path=str(AXE))
+        for violation in page.evaluate(AXE_RUN):
+            found.append(f"{name} {width}px {scheme}: {violation['id']} ({violation['impact']}) "
+                         f"{violation['help']}: {violation['nodes']}")
+        shot = ARTIFACTS / scheme / f"{name}-{width}.png"
+        shot.parent.mkdir(parents=True, exist_ok=True)
+        page.screenshot(path=str(shot), full_page=True)
+        assert shot.stat().st_size > 0
+    context.close()
+    assert errors == [], errors
     assert found == [], "\n".join(found)
 
 
