@@ -44,8 +44,11 @@ def publish_command(dest: str, root: Path, dry_run: bool, endpoint_url: str | No
         plan = publish_site(root / "public", dest, endpoint_url=endpoint_url, dry_run=dry_run)
     except (PublishError, OSError) as err:
         raise click.ClickException(f"publish failed: {err}") from None
-    for line in plan.lines():
-        echo(line) if dry_run else detail(line)
+    for line in plan.lines():  # (what a dry run is for; a real one says it with -v)
+        if dry_run:
+            echo(line)
+        else:
+            detail(line)
     echo(plan.summary() + (" (dry run: nothing changed)" if dry_run else ""))
 
 

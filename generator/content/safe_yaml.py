@@ -79,7 +79,8 @@ def _fix(text: str, mark: Any) -> str | None:
     unquoted, a quotation mark inside a value in the same marks."""
     lines = text.split("\n")
     line = lines[mark.line] if mark.line < len(lines) else ""
-    if "\t" in line[: mark.column + 1] or line[mark.column:mark.column + 1] == "\t":
+    indent = line[: len(line) - len(line.lstrip(" \t"))]
+    if "\t" in indent or line[mark.column:mark.column + 1] == "\t":  # (a tab inside a quoted value is text)
         return "a tab: YAML indents and separates with spaces only: expected spaces in its place"
     field = _FIELD.fullmatch(line)
     if field is None:
