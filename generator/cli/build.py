@@ -35,7 +35,7 @@ def build(root: Path, out: Path | None, drafts: bool, jobs: int | None, base_url
     require_site(root)
     options = Options(drafts=drafts, base_url=base_url, jobs=jobs, search=not no_search, now=build_now(now_given),
                       force=force)
-    with Progress(shown=level() >= 0) as progress:
+    with Progress(quiet=level() < 0) as progress:
         report = build_site(root, Folder(out or root / "public"), options, progress)
     if report.refused is not None:
         raise click.ClickException(report.refused)
@@ -61,9 +61,9 @@ class Progress:
 
     STAGES = {"read": "reading and checking", "render": "rendering"}
 
-    def __init__(self, shown: bool = True) -> None:
+    def __init__(self, quiet: bool = False) -> None:
         self.tty = sys.stderr.isatty()
-        self.quiet = not shown  # (-q: no progress)
+        self.quiet = quiet  # (-q: no progress)
         self.shown: dict[str, int] = {}
 
     def __enter__(self) -> Progress:

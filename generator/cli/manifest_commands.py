@@ -27,7 +27,6 @@ from .options import (
 )
 
 _URL = re.compile(r"^https?://\S+$")
-_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")  # (content/models.py's ID_PATTERN: that module imports pydantic)
 
 
 @click.group(name="manifest")
@@ -82,7 +81,9 @@ def new_manifest(title: str, source_url: str, source_name: str | None, published
 
 
 def _given_id(given: str, taken: set[str]) -> str:
-    if not _ID.fullmatch(given):
+    from ..content.models import ID_PATTERN  # (here: the command line imports pydantic only to run a command)
+
+    if not re.fullmatch(ID_PATTERN, given):
         raise click.BadParameter(f"'{given}' is not an id: expected 1-64 letters, digits, '_' or '-', e.g. "
                                  "INV-2026-0042", param_hint="--id")
     if given in taken:
@@ -92,11 +93,13 @@ def _given_id(given: str, taken: set[str]) -> str:
 
 
 def _claim_ids(given: tuple[str, ...], claims: int) -> list[str]:
+    from ..content.models import ID_PATTERN
+
     if len(given) > claims:
         raise click.BadParameter(f"{len(given)} claim ids for {claims} --claim: expected at most one id a claim",
                                  param_hint="--claim-id")
     for claim_id in given:
-        if not _ID.fullmatch(claim_id):
+        if not re.fullmatch(ID_PATTERN, claim_id):
             raise click.BadParameter(f"'{claim_id}' is not an id: expected 1-64 letters, digits, '_' or '-', e.g. "
                                      "item-3", param_hint="--claim-id")
     repeated = sorted({claim_id for claim_id in given if given.count(claim_id) > 1})

@@ -33,5 +33,4 @@ def absolute_urls(fragment: str, page_url: str) -> Markup:
             parts.append(f"{urljoin(page_url, url)} {size}".strip())
         return f'srcset="{html.escape(", ".join(parts), quote=True)}"'
 
-    text = _SOURCES.sub(sources, _ADDRESS.sub(address, str(fragment)))
-    return Markup(_CITES.sub(r"<sup>\1</sup>", text) if "cites" in text else text)
+    return Markup(_CITES.sub(r"<sup>\1</sup>", _SOURCES.sub(sources, _ADDRESS.sub(address, str(fragment)))))
